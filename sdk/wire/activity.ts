@@ -30,6 +30,22 @@ export const ActivityFailure = z.object({
 export type ActivityFailure = z.infer<typeof ActivityFailure>;
 
 /**
+ * An activity timestamp. The spec makes it a string (epoch milliseconds); the hosted service's
+ * generated types show a `{seconds, nanos}` object, so that form is accepted too and converted
+ * to the same millisecond string, keeping the output type one string for every caller.
+ */
+export const ActivityTimestamp = z.preprocess((value) => {
+  if (typeof value === "object" && value !== null && "seconds" in value) {
+    const { seconds, nanos } = value as { seconds?: unknown; nanos?: unknown };
+    if (typeof seconds === "string" && /^\d+$/.test(seconds)) {
+      const millis = BigInt(seconds) * 1000n + BigInt(Math.floor(Number(nanos ?? 0) / 1e6));
+      return millis.toString();
+    }
+  }
+  return value;
+}, z.string()) as unknown as z.ZodType<string, string | { seconds: string; nanos: string }>;
+
+/**
  * Spec 2.2: the activity object. `intent` and `result` each hold exactly one key named per
  * operation; their contents are parsed by the operation's own schemas (see `define.ts`).
  * Timestamps of activities are strings (epoch milliseconds).
@@ -45,8 +61,8 @@ export const Activity = z.object({
   fingerprint: z.string(),
   canApprove: z.boolean(),
   canReject: z.boolean(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: ActivityTimestamp,
+  updatedAt: ActivityTimestamp,
   failure: opt(ActivityFailure),
   appProofs: opt(z.array(AppProof)),
 });

@@ -38,7 +38,10 @@ export const ADDRESS_FORMATS = [
   "ADDRESS_FORMAT_SPARK_REGTEST",
   ...BITCOIN_ADDRESS_FORMATS,
 ] as const;
-export const AddressFormat = z.enum(ADDRESS_FORMATS as unknown as [string, ...string[]]) as unknown as z.ZodEnum<{
+export const AddressFormat = z.enum(ADDRESS_FORMATS as unknown as [string, ...string[]], {
+  // The default message would list all 38 values.
+  error: "must be an address format of spec 2.9, such as ADDRESS_FORMAT_ETHEREUM or ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH",
+}) as unknown as z.ZodEnum<{
   [K in (typeof ADDRESS_FORMATS)[number] | BitcoinAddressFormat]: K;
 }>;
 export type AddressFormat = z.infer<typeof AddressFormat>;

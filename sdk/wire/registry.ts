@@ -5,10 +5,40 @@
  */
 import { z } from "zod";
 import type { ActivityDef, AuthProxyDef, OperationDef, QueryDef } from "./define";
+import { activityOperations } from "./operations/activities";
+import { apiKeyOperations } from "./operations/api-keys";
+import { authOperations } from "./operations/auth";
+import { earnOperations } from "./operations/earn";
+import { historyOperations } from "./operations/history";
+import { invitationOperations } from "./operations/invitations";
+import { ipAllowlistOperations } from "./operations/ip-allowlists";
+import { organizationOperations } from "./operations/organization";
+import { policyOperations } from "./operations/policies";
+import { privateKeyOperations } from "./operations/private-keys";
+import { sessionProfileOperations } from "./operations/session-profiles";
+import { smartContractInterfaceOperations } from "./operations/smart-contract-interfaces";
 import { userTagOperations } from "./operations/user-tags";
+import { userOperations } from "./operations/users";
+import { walletOperations } from "./operations/wallets";
+import { webhookOperations } from "./operations/webhooks";
 
 export const operations = {
   ...userTagOperations,
+  ...userOperations,
+  ...organizationOperations,
+  ...activityOperations,
+  ...policyOperations,
+  ...apiKeyOperations,
+  ...invitationOperations,
+  ...smartContractInterfaceOperations,
+  ...earnOperations,
+  ...walletOperations,
+  ...privateKeyOperations,
+  ...historyOperations,
+  ...webhookOperations,
+  ...sessionProfileOperations,
+  ...authOperations,
+  ...ipAllowlistOperations,
 } as const;
 
 export type Operations = typeof operations;

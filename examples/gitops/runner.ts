@@ -1,0 +1,79 @@
+/**
+ * A GitOps runner for a keyform program, for CI pipelines:
+ *
+ *   node dist/examples/gitops/runner.js preview --stack staging --out reports/
+ *   node dist/examples/gitops/runner.js up      --stack staging --out reports/
+ *   node dist/examples/gitops/runner.js drift   --stack staging --out reports/
+ *
+ * Each writes `<out>/<operation>.md` (a pull request comment) and `<out>/<operation>.json`.
+ * Exit codes: 0 success (and, for drift, no drift), 1 error, 3 drift found. Settings come from
+ * the stack config and the KEYFORM_* environment, exactly as for `pulumi up`.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { openStack, repoRoot } from "../shared/workspace";
+import { renderMarkdown, SummaryCollector, type ChangeSummary } from "./summary";
+
+/** Exit code of `drift` when the live organization differs from the code. */
+export const DRIFT_EXIT_CODE = 3;
+
+const OPERATIONS = ["preview", "up", "drift"] as const;
+type Operation = (typeof OPERATIONS)[number];
+
+function keyformEnvironment(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith("KEYFORM_") && e[1] !== undefined),
+  );
+}
+
+async function run(operation: Operation, stackName: string, workDir: string): Promise<ChangeSummary> {
+  const stack = await openStack({ stackName, envVars: keyformEnvironment(), workDir });
+  const collector = new SummaryCollector(operation, stackName);
+  const options = { onEvent: collector.onEvent, onOutput: (text: string) => process.stderr.write(text) };
+  try {
+    if (operation === "preview") await stack.preview(options);
+    else if (operation === "up") await stack.up(options);
+    else await stack.previewRefresh(options);
+  } catch (error) {
+    const summary = collector.summary();
+    if (summary.errors.length === 0) summary.errors.push(error instanceof Error ? error.message : String(error));
+    return summary;
+  }
+  return collector.summary();
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      stack: { type: "string", default: "dev" },
+      out: { type: "string", default: "keyform-reports" },
+      "work-dir": { type: "string", default: repoRoot },
+    },
+  });
+  const operation = positionals[0] as Operation;
+  if (!OPERATIONS.includes(operation)) {
+    console.error(`usage: runner <${OPERATIONS.join("|")}> [--stack NAME] [--out DIR] [--work-dir DIR]`);
+    return 1;
+  }
+  const summary = await run(operation, values.stack!, path.resolve(values["work-dir"]!));
+  mkdirSync(values.out!, { recursive: true });
+  const markdown = renderMarkdown(summary);
+  writeFileSync(path.join(values.out!, `${operation}.md`), markdown);
+  writeFileSync(path.join(values.out!, `${operation}.json`), JSON.stringify(summary, null, 2) + "\n");
+  process.stdout.write(markdown);
+  if (summary.errors.length > 0) return 1;
+  if (operation === "drift" && summary.changes.length > 0) return DRIFT_EXIT_CODE;
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  },
+);

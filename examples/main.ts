@@ -1,0 +1,109 @@
+/**
+ * The main job: reconcile the example organization with `pulumi up`.
+ *
+ *   bash scripts/org-up              # up on the dev stack (embedded emulator unless KEYFORM_BASE_URL is set)
+ *   bash scripts/org-up --destroy    # tear down what the stack created
+ *   bash scripts/org-up --stack staging
+ *
+ * Without KEYFORM_BASE_URL it starts the emulator in this process, with its data under
+ * `.keyform/emulator` (git-ignored), and points the program and the providers at it through
+ * the KEYFORM_* environment. With KEYFORM_BASE_URL set it never starts the emulator and uses
+ * the KEYFORM_* settings (or the stack's keyform:* config) as given.
+ */
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { ApiKeyStamper, KeyformClient, startEmulator, type RunningEmulator } from "keyform";
+import { parseOrgSettings, PROJECT } from "./org/settings";
+import { seedOrganization } from "./org/seed";
+import { localStateDir, openStack } from "./shared/workspace";
+
+interface Target {
+  env: Record<string, string>;
+  emulator?: RunningEmulator;
+}
+
+/** The server to run against: the KEYFORM_* environment, or a freshly started emulator. */
+async function chooseTarget(dataDir: string): Promise<Target> {
+  if (process.env.KEYFORM_BASE_URL) {
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) {
+      if (key.startsWith("KEYFORM_") && value !== undefined) env[key] = value;
+    }
+    return { env };
+  }
+  const emulator = await startEmulator({
+    port: Number(process.env.KEYFORM_EMULATOR_PORT ?? 0),
+    dataDir,
+    logLevel: "silent",
+  });
+  const b = emulator.bootstrap;
+  return {
+    emulator,
+    env: {
+      KEYFORM_BASE_URL: emulator.url,
+      KEYFORM_ORGANIZATION_ID: b.organizationId,
+      KEYFORM_API_PUBLIC_KEY: b.apiPublicKey,
+      KEYFORM_API_PRIVATE_KEY: b.apiPrivateKey,
+      KEYFORM_AUTH_PROXY_URL: b.authProxyUrl,
+      KEYFORM_AUTH_PROXY_CONFIG_ID: b.authProxyConfigId,
+    },
+  };
+}
+
+/** Prints stack outputs, masking secrets (read them with `pulumi stack output --show-secrets`). */
+function printOutputs(outputs: Record<string, { value: unknown; secret: boolean }>): void {
+  console.log("\nStack outputs:");
+  for (const [name, { value, secret }] of Object.entries(outputs)) {
+    console.log(`  ${name}: ${secret ? "[secret]" : JSON.stringify(value)}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      destroy: { type: "boolean", default: false },
+      stack: { type: "string", default: "dev" },
+      "data-dir": { type: "string", default: path.join(localStateDir, "emulator") },
+      "no-seed": { type: "boolean", default: false },
+    },
+  });
+  const target = await chooseTarget(values["data-dir"]!);
+  try {
+    if (target.emulator) console.log(`keyform emulator listening on ${target.emulator.url} (data in ${values["data-dir"]})`);
+    const stack = await openStack({ stackName: values.stack!, envVars: target.env });
+
+    if (values.destroy) {
+      const result = await stack.destroy({ onOutput: (text) => process.stdout.write(text) });
+      console.log(`\nDestroyed: ${JSON.stringify(result.summary.resourceChanges ?? {})}`);
+      return;
+    }
+
+    if (!values["no-seed"]) {
+      const config = await stack.getAllConfig();
+      const settings = parseOrgSettings((key) => config[`${PROJECT}:${key}`]?.value, values.stack!);
+      const client = new KeyformClient({
+        baseUrl: target.env.KEYFORM_BASE_URL!,
+        organizationId: target.env.KEYFORM_ORGANIZATION_ID!,
+        stamper: new ApiKeyStamper({
+          apiPublicKey: target.env.KEYFORM_API_PUBLIC_KEY!,
+          apiPrivateKey: target.env.KEYFORM_API_PRIVATE_KEY!,
+        }),
+      });
+      const seeded = await seedOrganization(client, settings);
+      if (seeded.createdUsers.length > 0) console.log(`Created users: ${seeded.createdUsers.join(", ")}`);
+      if (seeded.deployedWrapper) console.log(`Deployed Earn wrapper ${seeded.deployedWrapper}`);
+    }
+
+    const result = await stack.up({ onOutput: (text) => process.stdout.write(text) });
+    printOutputs(result.outputs);
+    console.log(`\nChanges: ${JSON.stringify(result.summary.resourceChanges ?? {})}`);
+    if (target.emulator) console.log(`The emulator served ${target.emulator.url}; its data stays in ${values["data-dir"]}.`);
+  } finally {
+    await target.emulator?.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+});

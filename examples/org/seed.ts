@@ -1,0 +1,59 @@
+/**
+ * What the example organization assumes already exists: its people and bots as users, and a
+ * deployed Earn wrapper for its vault. On the hosted service people sign up and wrappers are
+ * deployed once by hand; against a fresh emulator the main command creates them here. Every
+ * step looks first and creates only what is missing, so running it again changes nothing.
+ */
+import type { KeyformClient } from "keyform";
+import type { OrgSettings } from "./settings";
+
+/** Every user name the settings refer to. */
+export function userNamesIn(settings: OrgSettings): string[] {
+  const names = [
+    ...settings.teams.admins,
+    ...settings.teams.treasury,
+    ...settings.teams.engineering,
+    settings.inviter,
+    settings.ciBots.deployer,
+    settings.ciBots.auditor,
+  ];
+  return [...new Set(names)];
+}
+
+export interface SeedReport {
+  createdUsers: string[];
+  deployedWrapper?: string;
+}
+
+/** Creates the missing users and the Earn wrapper; returns what it created. */
+export async function seedOrganization(client: KeyformClient, settings: OrgSettings): Promise<SeedReport> {
+  const { users } = await client.listUsers();
+  const existing = new Set(users.map((u) => u.userName));
+  const missing = userNamesIn(settings).filter((name) => !existing.has(name));
+  if (missing.length > 0) {
+    await client.createUsers({
+      users: missing.map((userName) => ({
+        userName,
+        userEmail: `${userName}@example.com`,
+        apiKeys: [],
+        authenticators: [],
+        oauthProviders: [],
+        userTags: [],
+      })),
+    });
+  }
+
+  const { enabledVaults = [] } = await client.listEarnEnabledVaults({});
+  const vault = settings.earn.vaultAddress.toLowerCase();
+  let deployedWrapper: string | undefined;
+  if (!enabledVaults.some((v) => v.vaultAddress?.toLowerCase() === vault)) {
+    const deployed = await client.earnDeployWrapper({
+      vaultAddress: settings.earn.vaultAddress,
+      chainCaip2: settings.earn.chainCaip2 as never,
+      clientFeeBps: 25,
+      clientFeeWallet: "0x000000000000000000000000000000000000fee5",
+    });
+    deployedWrapper = deployed.wrapperAddress;
+  }
+  return { createdUsers: missing, deployedWrapper };
+}

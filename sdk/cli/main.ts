@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+/**
+ * @module cli/main
+ * The `keyform` command line. `keyform serve --port <n> --data <dir>` runs the emulator until
+ * SIGINT or SIGTERM, then finishes requests in flight and closes the database.
+ */
+import * as path from "node:path";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { startEmulator } from "../emulator/emulator";
+import type { LogLevel } from "../emulator/server";
+
+const LOG_LEVELS: readonly LogLevel[] = ["silent", "fatal", "error", "warn", "info", "debug", "trace"];
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError("expected a port number from 0 to 65535");
+  return port;
+}
+
+/** Builds the command tree (exported for tests). */
+export function buildProgram(): Command {
+  const program = new Command("keyform").description("Organization configuration as code: emulator and tools").showHelpAfterError();
+
+  program
+    .command("serve")
+    .description("run the local emulator of the service (main API and auth proxy on one port)")
+    .option("-p, --port <n>", "port to listen on (0 = any free port)", parsePort, 8080)
+    .requiredOption("-d, --data <dir>", "data directory (database and bootstrap.json)")
+    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
+    .action(async (opts: { port: number; data: string; host: string; logLevel: LogLevel }) => {
+      const dataDir = path.resolve(opts.data);
+      const emulator = await startEmulator({ port: opts.port, dataDir, host: opts.host, logLevel: opts.logLevel });
+      process.stdout.write(
+        `keyform emulator listening on ${emulator.url} (organization ${emulator.bootstrap.organizationId}; ` +
+          `credentials in ${path.join(dataDir, "bootstrap.json")})\n`,
+      );
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        process.stdout.write(`keyform emulator: ${signal} received, shutting down\n`);
+        emulator.close().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            process.stderr.write(`keyform emulator: shutdown failed: ${String(error)}\n`);
+            process.exit(1);
+          },
+        );
+      };
+      process.on("SIGINT", () => stop("SIGINT"));
+      process.on("SIGTERM", () => stop("SIGTERM"));
+    });
+
+  return program;
+}
+
+if (require.main === module) {
+  buildProgram()
+    .parseAsync(process.argv)
+    .catch((error: unknown) => {
+      process.stderr.write(`keyform: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    });
+}

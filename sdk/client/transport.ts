@@ -1,0 +1,337 @@
+/**
+ * @module client/transport
+ * The one request pipeline every call goes through:
+ * serialize the body once → stamp it → POST with a per-attempt timeout → map failures to
+ * typed errors → retry the retryable ones with the same bytes → parse the response with the
+ * operation's zod schema.
+ *
+ * The body is serialized and stamped once, before the first attempt, so every retry sends
+ * byte-identical content with the same stamp. For an activity submit that is what makes a
+ * retry safe: the service identifies activities by the fingerprint of the exact body.
+ */
+import { sha256 } from "@noble/hashes/sha2";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
+import type { z } from "zod";
+import {
+  ApiError,
+  ConnectionError,
+  KeyformError,
+  ResponseValidationError,
+  TimeoutError,
+  type ErrorContext,
+} from "./errors";
+import { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetryOptions, sleep, type ResolvedRetryOptions, type RetryOptions } from "./retry";
+import type { Stamper } from "./stamper";
+
+/** Sent as `X-Client-Version` on every request. */
+export const CLIENT_VERSION = "keyform@0.1.0";
+
+/** Default per-attempt timeout. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * Structured events for a `logger` option. They carry names, statuses and timings only:
+ * never bodies, headers, stamps or keys.
+ */
+export type ClientLogEvent =
+  | { type: "request.start"; operation: string; path: string; attempt: number }
+  | {
+      type: "request.end";
+      operation: string;
+      path: string;
+      attempt: number;
+      /** HTTP status, absent when no response arrived. */
+      status?: number;
+      durationMs: number;
+      outcome: "ok" | "error";
+      /** Error class name on failure, e.g. `RateLimitError`. */
+      error?: string;
+    }
+  | { type: "retry"; operation: string; attempt: number; delayMs: number; reason: string }
+  | { type: "activity.poll"; operation: string; activityId: string; status: string; elapsedMs: number };
+
+/** Receives {@link ClientLogEvent}s. A logger that throws is ignored. */
+export type ClientLogger = (event: ClientLogEvent) => void;
+
+/** Settings of a {@link Transport}. */
+export interface TransportOptions {
+  /** Service URL, e.g. `http://127.0.0.1:8080`; a trailing slash is removed. */
+  baseUrl: string;
+  /** Signs each body; omitted for the unauthenticated auth proxy. */
+  stamper?: Stamper | undefined;
+  /** `fetch` implementation (default: the global one). */
+  fetch?: typeof fetch | undefined;
+  /** Per-attempt timeout in ms (default 30_000). */
+  timeoutMs?: number | undefined;
+  retry?: RetryOptions | undefined;
+  logger?: ClientLogger | undefined;
+  /** Extra headers sent with every request (e.g. `X-Auth-Proxy-Config-Id`). */
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** Randomness for backoff jitter (tests). */
+  random?: (() => number) | undefined;
+}
+
+/** One call through the pipeline. */
+export interface TransportRequest<S extends z.ZodType> {
+  /** camelCase operation name, for errors and log events. */
+  operation: string;
+  /** Path below the base URL, e.g. `/public/v1/query/list_user_tags`. */
+  path: string;
+  /** The body object; serialized once with `JSON.stringify`. */
+  body: unknown;
+  /** Schema of a successful response. */
+  schema: S;
+  /**
+   * Compute the activity fingerprint of the body (`sha256:<hex>`) and attach it to every
+   * error of this call.
+   */
+  fingerprint?: boolean;
+  /** Activity id to name in errors (e.g. while polling `get_activity`). */
+  activityId?: string | undefined;
+  /** Fingerprint of an earlier submit to name in errors (e.g. while polling). */
+  activityFingerprint?: string | undefined;
+  /**
+   * Whether resending is harmless even if the server already acted on an attempt (default
+   * true: queries read, activity submits are deduplicated by fingerprint). When false, only
+   * failures where the server certainly did not act are retried: 429, 503 and a refused
+   * connection.
+   */
+  idempotent?: boolean;
+}
+
+/** What a successful call returns. */
+export interface TransportResponse<T> {
+  data: T;
+  /** HTTP status of the successful attempt. */
+  status: number;
+  /** `sha256:<hex>` of the body, when requested. */
+  fingerprint: string | undefined;
+}
+
+/**
+ * `"sha256:" + hex(sha256(body))`, the activity fingerprint of an exact request body
+ * (fact sheet 2).
+ */
+export function activityFingerprint(body: string | Uint8Array): string {
+  const bytes = typeof body === "string" ? utf8ToBytes(body) : body;
+  return `sha256:${bytesToHex(sha256(bytes))}`;
+}
+
+/**
+ * Sends requests. Holds no per-request state, so one instance serves concurrent calls.
+ */
+export class Transport {
+  /** The base URL without a trailing slash. */
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly retry: ResolvedRetryOptions;
+  private readonly stamper: Stamper | undefined;
+  private readonly fetchImpl: typeof fetch;
+  private readonly logger: ClientLogger | undefined;
+  private readonly extraHeaders: Readonly<Record<string, string>>;
+  private readonly random: () => number;
+
+  /**
+   * @throws {TypeError} when `baseUrl` is empty or not an http(s) URL, or no `fetch` exists.
+   * @throws {RangeError} when `timeoutMs` or a retry setting is out of range.
+   */
+  constructor(options: TransportOptions) {
+    if (typeof options.baseUrl !== "string" || options.baseUrl.trim() === "") {
+      throw new TypeError("baseUrl must be a non-empty URL");
+    }
+    const baseUrl = options.baseUrl.trim().replace(/\/+$/, "");
+    if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
+      throw new TypeError(`baseUrl must start with http:// or https://, got "${baseUrl}"`);
+    }
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw new RangeError(`timeoutMs must be a positive number, got ${String(timeoutMs)}`);
+    }
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    if (typeof fetchImpl !== "function") {
+      throw new TypeError("no fetch implementation: pass options.fetch");
+    }
+    this.baseUrl = baseUrl;
+    this.timeoutMs = timeoutMs;
+    this.retry = resolveRetryOptions(options.retry);
+    this.stamper = options.stamper;
+    this.fetchImpl = fetchImpl;
+    this.logger = options.logger;
+    this.extraHeaders = { ...(options.headers ?? {}) };
+    this.random = options.random ?? Math.random;
+  }
+
+  /**
+   * Runs one call through the pipeline.
+   *
+   * @throws {ApiError} (a status subclass) for a non-2xx answer, after retries for 429/502/503/504.
+   * @throws {ConnectionError} when the connection failed on every attempt.
+   * @throws {TimeoutError} when the last attempt timed out.
+   * @throws {ResponseValidationError} when a 2xx body is not JSON or does not match `schema`.
+   */
+  async send<S extends z.ZodType>(request: TransportRequest<S>): Promise<TransportResponse<z.output<S>>> {
+    const bodyText = JSON.stringify(request.body);
+    const fingerprint = request.fingerprint ? activityFingerprint(bodyText) : request.activityFingerprint;
+    const context: ErrorContext = { operation: request.operation, fingerprint, activityId: request.activityId };
+    const url = this.baseUrl + request.path;
+    const idempotent = request.idempotent ?? true;
+
+    const headers: Record<string, string> = {
+      ...this.extraHeaders,
+      "Content-Type": "application/json",
+      Accept: "application/json",
+      "X-Client-Version": CLIENT_VERSION,
+    };
+    if (this.stamper) {
+      // Stamped once: retries resend the same bytes with the same stamp.
+      const stamp = await this.stamper.stamp(bodyText);
+      headers[stamp.name] = stamp.value;
+    }
+
+    for (let attempt = 1; ; attempt++) {
+      const retriesLeft = this.retry.maxRetries - (attempt - 1);
+      const started = Date.now();
+      this.log({ type: "request.start", operation: request.operation, path: request.path, attempt });
+
+      let outcome: Attempt;
+      try {
+        outcome = await this.attempt(url, headers, bodyText, context);
+      } catch (error) {
+        this.log({
+          type: "request.end",
+          operation: request.operation,
+          path: request.path,
+          attempt,
+          durationMs: Date.now() - started,
+          outcome: "error",
+          error: errorName(error),
+        });
+        if (retriesLeft > 0 && isRetryableFailure(error, idempotent)) {
+          const reason = error instanceof TimeoutError ? "timeout" : `connection: ${error.errorCode ?? "network error"}`;
+          await this.pause(request.operation, attempt, backoffDelay(attempt - 1, this.retry, this.random), reason);
+          continue;
+        }
+        throw error;
+      }
+
+      const { response, text } = outcome;
+      const durationMs = Date.now() - started;
+      if (response.ok) {
+        this.log({
+          type: "request.end",
+          operation: request.operation,
+          path: request.path,
+          attempt,
+          status: response.status,
+          durationMs,
+          outcome: "ok",
+        });
+        return { data: parseResponse(text, request.schema, context), status: response.status, fingerprint };
+      }
+
+      const error = ApiError.from(response.status, text, {
+        ...context,
+        requestId: response.headers.get("x-request-id") ?? undefined,
+        statusText: response.statusText,
+      });
+      this.log({
+        type: "request.end",
+        operation: request.operation,
+        path: request.path,
+        attempt,
+        status: response.status,
+        durationMs,
+        outcome: "error",
+        error: error.name,
+      });
+      if (retriesLeft > 0 && (idempotent ? isRetryableStatus(response.status) : response.status === 429 || response.status === 503)) {
+        const retryAfter =
+          response.status === 429 || response.status === 503
+            ? parseRetryAfter(response.headers.get("retry-after"), this.retry.maxRetryAfterMs)
+            : undefined;
+        const delay = retryAfter ?? backoffDelay(attempt - 1, this.retry, this.random);
+        await this.pause(request.operation, attempt, delay, `HTTP ${response.status}`);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  /** One fetch with its own timeout; the body is read inside the timeout too. */
+  private async attempt(url: string, headers: Record<string, string>, body: string, context: ErrorContext): Promise<Attempt> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    try {
+      const response = await this.fetchImpl(url, {
+        method: "POST",
+        headers,
+        body,
+        signal: controller.signal,
+        // A redirect would resend the stamped body somewhere else; refuse it.
+        redirect: "error",
+      });
+      const text = await response.text();
+      return { response, text };
+    } catch (error) {
+      if (controller.signal.aborted) throw new TimeoutError(context, this.timeoutMs);
+      if (error instanceof KeyformError) throw error;
+      throw new ConnectionError(context, networkErrorCode(error), error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async pause(operation: string, attempt: number, delayMs: number, reason: string): Promise<void> {
+    this.log({ type: "retry", operation, attempt, delayMs, reason });
+    await sleep(delayMs);
+  }
+
+  /** Emits a log event; a failing logger never breaks a request. */
+  log(event: ClientLogEvent): void {
+    if (!this.logger) return;
+    try {
+      this.logger(event);
+    } catch {
+      // Logging is best effort.
+    }
+  }
+}
+
+interface Attempt {
+  response: Response;
+  text: string;
+}
+
+function parseResponse<S extends z.ZodType>(text: string, schema: S, context: ErrorContext): z.output<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ResponseValidationError(context, `body is not JSON (${text.length} bytes)`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new ResponseValidationError(context, parsed.error);
+  return parsed.data;
+}
+
+/** Network failures worth another attempt; see {@link TransportRequest.idempotent}. */
+function isRetryableFailure(error: unknown, idempotent: boolean): error is ConnectionError | TimeoutError {
+  if (error instanceof TimeoutError) return idempotent;
+  if (error instanceof ConnectionError) return idempotent || error.errorCode === "ECONNREFUSED";
+  return false;
+}
+
+/** Finds a low-level code such as `ECONNRESET` in an error or its causes. */
+function networkErrorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current !== null && typeof current === "object"; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && code !== "") return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}

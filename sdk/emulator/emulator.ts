@@ -1,0 +1,85 @@
+/**
+ * @module emulator/emulator
+ * `startEmulator`: opens the data directory, bootstraps it on first start, and serves the
+ * main API and the auth proxy on one port.
+ */
+import type { AddressInfo } from "node:net";
+import { ensureBootstrap, writeBootstrapFile, type Bootstrap } from "./bootstrap";
+import { Dispatcher } from "./dispatch";
+import type { EmulatorModule } from "./handlers/types";
+import { defaultModules } from "./modules";
+import { buildServer, type LogLevel } from "./server";
+import { openDatabase, Store } from "./store";
+
+/** Options of {@link startEmulator}. */
+export interface EmulatorOptions {
+  /** TCP port; 0 (the default) picks a free one. */
+  port?: number;
+  /** Directory holding `keyform.db` and `bootstrap.json`; created if missing. */
+  dataDir: string;
+  /** Interface to listen on; default `127.0.0.1`. */
+  host?: string;
+  /** Default `info`; tests use `silent`. */
+  logLevel?: LogLevel;
+  /** Areas served besides the core ones (wallets, auth flows, webhooks …). */
+  modules?: readonly EmulatorModule[];
+}
+
+/** A running emulator. */
+export interface RunningEmulator {
+  /** Base URL of the main API, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  /** Base URL of the auth proxy (the same server). */
+  authProxyUrl: string;
+  port: number;
+  bootstrap: Bootstrap;
+  /** Stops accepting requests, finishes those in flight, closes the database. */
+  close(): Promise<void>;
+}
+
+function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::") return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+/**
+ * Starts an emulator.
+ * @throws Error if the data directory cannot be opened or the port is taken
+ */
+export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
+  const host = options.host ?? "127.0.0.1";
+  const modules = defaultModules(options.modules);
+  const db = openDatabase(
+    options.dataDir,
+    modules.filter((m) => m.migrations && m.migrations.length > 0).map((m) => ({ module: m.name, steps: m.migrations ?? [] })),
+  );
+  try {
+    const store = new Store(db);
+    const { stored, signer } = ensureBootstrap(store);
+    let dispatcher: Dispatcher | undefined;
+    const app = buildServer(() => dispatcher as Dispatcher, options.logLevel ?? "info");
+    dispatcher = new Dispatcher(db, store, signer, app.log, modules);
+    await app.listen({ port: options.port ?? 0, host });
+    const port = (app.server.address() as AddressInfo).port;
+    const url = `http://${urlHost(host)}:${port}`;
+    const bootstrap: Bootstrap = { ...stored, baseUrl: url, authProxyUrl: url, signerPublicKey: signer.publicKey };
+    writeBootstrapFile(options.dataDir, bootstrap);
+
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      authProxyUrl: url,
+      port,
+      bootstrap,
+      close: () => {
+        closing ??= app.close().then(() => {
+          db.close();
+        });
+        return closing;
+      },
+    };
+  } catch (error) {
+    if (db.open) db.close();
+    throw error;
+  }
+}

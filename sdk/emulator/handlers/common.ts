@@ -1,0 +1,39 @@
+/**
+ * @module emulator/handlers/common
+ * Lookups every area needs, each failing with the error the service gives (404 code 5 naming
+ * the field and the id).
+ */
+import { randomUUID } from "node:crypto";
+import { invalidArgument, notFound } from "../errors";
+import type { TagRow, UserRow } from "../store";
+import type { QueryContext } from "./types";
+
+/** A new object id (UUID v4, like the service's). */
+export function newId(): string {
+  return randomUUID();
+}
+
+/** The user `userId` of the context's organization. @throws 404 naming `field`. */
+export function requireUser(ctx: QueryContext, userId: string, field: string): UserRow {
+  const user = ctx.store.users.get(ctx.organizationId, userId);
+  if (!user) throw notFound(`${field}: no user with id ${userId} in organization ${ctx.organizationId}`);
+  return user;
+}
+
+/** The user tag `tagId` of the context's organization. @throws 404 naming `field`. */
+export function requireUserTag(ctx: QueryContext, tagId: string, field: string): TagRow {
+  const tag = ctx.store.tags.get(ctx.organizationId, tagId);
+  if (!tag || tag.tag_type !== "TAG_TYPE_USER") {
+    throw notFound(`${field}: no user tag with id ${tagId} in organization ${ctx.organizationId}`);
+  }
+  return tag;
+}
+
+/** Refuses an id listed twice in one request. @throws 400 naming `field`. */
+export function requireDistinct(values: readonly string[], field: string): void {
+  const seen = new Set<string>();
+  for (const value of values) {
+    if (seen.has(value)) throw invalidArgument(`${field}: ${value} is listed more than once`);
+    seen.add(value);
+  }
+}

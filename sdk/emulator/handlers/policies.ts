@@ -1,0 +1,75 @@
+/**
+ * @module emulator/handlers/policies
+ * Policies (fact sheet 3.2). Names are unique per organization. The emulator stores policies
+ * but does not evaluate them: every authenticated user of the organization may act.
+ */
+import type { PolicyParams } from "../../wire/operations/policies";
+import { alreadyExists, notFound } from "../errors";
+import { newId } from "./common";
+import type { ActivityContext, EmulatorModule, QueryContext } from "./types";
+import { policyView } from "./views";
+
+function requirePolicy(ctx: QueryContext, policyId: string, field: string) {
+  const policy = ctx.store.policies.get(ctx.organizationId, policyId);
+  if (!policy) throw notFound(`${field}: no policy with id ${policyId} in organization ${ctx.organizationId}`);
+  return policy;
+}
+
+function insertPolicy(ctx: ActivityContext, p: PolicyParams, field: string): string {
+  if (ctx.store.policies.getByName(ctx.organizationId, p.policyName)) {
+    throw alreadyExists(`${field}policyName: a policy named ${JSON.stringify(p.policyName)} already exists`);
+  }
+  const id = newId();
+  ctx.store.policies.insert({
+    id,
+    org_id: ctx.organizationId,
+    name: p.policyName,
+    effect: p.effect,
+    condition: p.condition ?? null,
+    consensus: p.consensus ?? null,
+    notes: p.notes,
+    created_ms: ctx.nowMs,
+    updated_ms: ctx.nowMs,
+  });
+  return id;
+}
+
+export const policiesModule: EmulatorModule = {
+  name: "policies",
+  setup: () => ({
+    createPolicy(ctx, p) {
+      return { policyId: insertPolicy(ctx, p, "") };
+    },
+
+    updatePolicy(ctx, p) {
+      const policy = requirePolicy(ctx, p.policyId, "policyId");
+      if (p.policyName !== undefined && p.policyName !== policy.name && ctx.store.policies.getByName(ctx.organizationId, p.policyName)) {
+        throw alreadyExists(`policyName: a policy named ${JSON.stringify(p.policyName)} already exists`);
+      }
+      ctx.store.policies.update({
+        ...policy,
+        name: p.policyName ?? policy.name,
+        effect: p.policyEffect ?? policy.effect,
+        condition: p.policyCondition ?? policy.condition,
+        consensus: p.policyConsensus ?? policy.consensus,
+        notes: p.policyNotes ?? policy.notes,
+        updated_ms: ctx.nowMs,
+      });
+      return { policyId: policy.id };
+    },
+
+    deletePolicy(ctx, p) {
+      const policy = requirePolicy(ctx, p.policyId, "policyId");
+      ctx.store.policies.delete(policy.id);
+      return { policyId: policy.id };
+    },
+
+    getPolicy(ctx, req) {
+      return { policy: policyView(requirePolicy(ctx, req.policyId, "policyId")) };
+    },
+
+    listPolicies(ctx) {
+      return { policies: ctx.store.policies.list(ctx.organizationId).map(policyView) };
+    },
+  }),
+};

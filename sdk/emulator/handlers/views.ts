@@ -1,0 +1,147 @@
+/**
+ * @module emulator/handlers/views
+ * Stored rows → wire objects (fact sheet 3 shapes). One function per record type, shared by
+ * every handler that returns that record.
+ */
+import type { Activity } from "../../wire/activity";
+import type { ApiKey } from "../../wire/operations/api-keys";
+import type { Invitation } from "../../wire/operations/invitations";
+import type { Policy } from "../../wire/operations/policies";
+import type { SmartContractInterface } from "../../wire/operations/smart-contract-interfaces";
+import type { Tag } from "../../wire/operations/user-tags";
+import type { User } from "../../wire/operations/users";
+import {
+  timestampOf,
+  type ActivityRow,
+  type ApiKeyRow,
+  type InvitationRow,
+  type PolicyRow,
+  type SmartContractInterfaceRow,
+  type Store,
+  type TagRow,
+  type UserRow,
+} from "../store";
+
+export function apiKeyView(row: ApiKeyRow): ApiKey {
+  const view: ApiKey = {
+    credential: { publicKey: row.public_key, type: row.credential_type as ApiKey["credential"]["type"] },
+    apiKeyId: row.id,
+    apiKeyName: row.name,
+    createdAt: timestampOf(row.created_ms),
+    updatedAt: timestampOf(row.updated_ms),
+  };
+  if (row.expiration_seconds !== null) view.expirationSeconds = row.expiration_seconds;
+  return view;
+}
+
+/** A user with its API keys, authenticators, OAuth providers and tag ids. */
+export function userView(store: Store, row: UserRow): User {
+  const view: User = {
+    userId: row.id,
+    userName: row.name,
+    authenticators: store.users.authenticators(row.id).map((a) => {
+      const attestation = JSON.parse(a.attestation_json) as { transports?: User["authenticators"][number]["transports"] };
+      return {
+        transports: attestation.transports ?? [],
+        attestationType: "none",
+        aaguid: "00000000-0000-0000-0000-000000000000",
+        credentialId: a.credential_id,
+        model: "",
+        // The emulator does not decode attestation objects, so the credential's public key is
+        // not known; the credential id stands in for it.
+        credential: { publicKey: a.credential_id, type: "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR" },
+        authenticatorId: a.id,
+        authenticatorName: a.name,
+        createdAt: timestampOf(a.created_ms),
+        updatedAt: timestampOf(a.updated_ms),
+      };
+    }),
+    apiKeys: store.apiKeys.listForUser(row.org_id, row.id).map(apiKeyView),
+    userTags: store.users.tagIds(row.id),
+    oauthProviders: store.users.oauthProviders(row.id).map((p) => ({
+      providerId: p.id,
+      providerName: p.name,
+      issuer: p.issuer,
+      audience: p.audience,
+      subject: p.subject,
+      createdAt: timestampOf(p.created_ms),
+      updatedAt: timestampOf(p.updated_ms),
+    })),
+    createdAt: timestampOf(row.created_ms),
+    updatedAt: timestampOf(row.updated_ms),
+    mfaPolicies: [],
+  };
+  if (row.email !== null) view.userEmail = row.email;
+  if (row.phone_number !== null) view.userPhoneNumber = row.phone_number;
+  return view;
+}
+
+export function tagView(row: TagRow): Tag {
+  return {
+    tagId: row.id,
+    tagName: row.name,
+    tagType: row.tag_type as Tag["tagType"],
+    createdAt: timestampOf(row.created_ms),
+    updatedAt: timestampOf(row.updated_ms),
+  };
+}
+
+export function policyView(row: PolicyRow): Policy {
+  return {
+    policyId: row.id,
+    policyName: row.name,
+    effect: row.effect as Policy["effect"],
+    createdAt: timestampOf(row.created_ms),
+    updatedAt: timestampOf(row.updated_ms),
+    notes: row.notes,
+    consensus: row.consensus ?? "",
+    condition: row.condition ?? "",
+  };
+}
+
+/** Fact sheet 3.4: the e-mail field is `receiverEmail` here. */
+export function invitationView(row: InvitationRow): Invitation {
+  return {
+    invitationId: row.id,
+    receiverUserName: row.receiver_user_name,
+    receiverEmail: row.receiver_email,
+    receiverUserTags: JSON.parse(row.receiver_user_tags_json) as string[],
+    accessType: row.access_type as Invitation["accessType"],
+    status: row.status as Invitation["status"],
+    createdAt: timestampOf(row.created_ms),
+    updatedAt: timestampOf(row.updated_ms),
+    senderUserId: row.sender_user_id,
+  };
+}
+
+export function smartContractInterfaceView(row: SmartContractInterfaceRow): SmartContractInterface {
+  return {
+    organizationId: row.org_id,
+    smartContractInterfaceId: row.id,
+    smartContractAddress: row.address,
+    smartContractInterface: row.interface_text,
+    type: row.type,
+    label: row.label,
+    notes: row.notes,
+    createdAt: timestampOf(row.created_ms),
+    updatedAt: timestampOf(row.updated_ms),
+  };
+}
+
+/** Activity timestamps are strings of epoch milliseconds (wire `Activity`). */
+export function activityView(row: ActivityRow): Activity {
+  return {
+    id: row.id,
+    organizationId: row.org_id,
+    status: row.status as Activity["status"],
+    type: row.type,
+    intent: JSON.parse(row.intent_json) as Record<string, unknown>,
+    result: JSON.parse(row.result_json) as Record<string, unknown>,
+    votes: [],
+    fingerprint: row.fingerprint,
+    canApprove: false,
+    canReject: false,
+    createdAt: String(row.created_ms),
+    updatedAt: String(row.updated_ms),
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * @module resources/runtime/api-key
+ * ApiKey: the service has no update for API keys (fact sheet 3.3), so every change is a new
+ * key. Without a `publicKey` input, a key pair of `curveType` is generated at create; the
+ * private key is only ever an output (marked secret by the resource class).
+ */
+import { generateApiKeyPair } from "../../client/keys";
+import type { ApiKeyCurve } from "../../wire/enums";
+import { operations } from "../../wire/registry";
+import { rule, schemaFailures, type CheckFailure } from "./check";
+import type { Session } from "./client";
+import { isNotFound } from "./errors";
+import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { compact, containsUnknown, isUnknown } from "./values";
+
+/** Normalized inputs of an ApiKey. */
+export interface ApiKeyState extends BaseInputs {
+  userId: string;
+  apiKeyName: string;
+  publicKey?: string;
+  curveType: string;
+  expirationSeconds?: string;
+}
+
+/** Outputs of an ApiKey. */
+export interface ApiKeyOutputs extends BaseOutputs {
+  apiKeyId: string;
+  apiKeyName: string;
+  publicKey: string;
+  /** Only when keyform generated the pair. */
+  privateKey?: string;
+  userId: string;
+  curveType: string;
+  expirationSeconds?: string;
+}
+
+interface LiveApiKey {
+  apiKeyId: string;
+  apiKeyName: string;
+  publicKey: string;
+  curveType: string;
+  expirationSeconds?: string | undefined;
+  userId: string;
+}
+
+const CURVE_BY_CREDENTIAL: Readonly<Record<string, string>> = {
+  CREDENTIAL_TYPE_API_KEY_P256: "API_KEY_CURVE_P256",
+  CREDENTIAL_TYPE_API_KEY_SECP256K1: "API_KEY_CURVE_SECP256K1",
+  CREDENTIAL_TYPE_API_KEY_ED25519: "API_KEY_CURVE_ED25519",
+};
+
+/** Public key encodings the service accepts, per curve (compressed SEC1, or raw ed25519). */
+const PUBLIC_KEY_FORM: Readonly<Record<string, RegExp>> = {
+  API_KEY_CURVE_P256: /^0[23][0-9a-fA-F]{64}$/,
+  API_KEY_CURVE_SECP256K1: /^0[23][0-9a-fA-F]{64}$/,
+  API_KEY_CURVE_ED25519: /^[0-9a-fA-F]{64}$/,
+};
+
+async function fetchApiKey(session: Session, id: string, userId: string | undefined): Promise<LiveApiKey | undefined> {
+  if (userId === undefined) return undefined;
+  let apiKeys;
+  try {
+    ({ apiKeys } = await session.client.getApiKeys({ userId }));
+  } catch (error) {
+    // The user is gone, and its keys with it.
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+  const key = apiKeys.find((k) => k.apiKeyId === id);
+  if (!key) return undefined;
+  return {
+    apiKeyId: key.apiKeyId,
+    apiKeyName: key.apiKeyName,
+    publicKey: key.credential.publicKey,
+    curveType: CURVE_BY_CREDENTIAL[key.credential.type] ?? key.credential.type,
+    expirationSeconds: key.expirationSeconds,
+    userId,
+  };
+}
+
+const sameHex = (a: unknown, b: unknown) =>
+  typeof a === "string" && typeof b === "string" ? a.toLowerCase() === b.toLowerCase() : a === b;
+
+export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = {
+  kind: "ApiKey",
+  idProperty: "apiKeyId",
+  properties: {
+    userId: { replace: true },
+    apiKeyName: { replace: true },
+    curveType: { replace: true },
+    expirationSeconds: { replace: true, equal: (a, b) => (a ?? undefined) === (b ?? undefined) },
+    publicKey: {
+      replace: true,
+      // No declared key: keep the one keyform generated (the private key is in the outputs);
+      // a key that came from the program or an import has to be replaced by a generated one.
+      equal: (oldValue, newValue, olds) => (newValue === undefined ? olds.privateKey !== undefined : sameHex(oldValue, newValue)),
+    },
+  },
+  normalize(news) {
+    const expiration = news.expirationSeconds;
+    return compact({
+      userId: news.userId as string,
+      apiKeyName: news.apiKeyName as string,
+      publicKey: (news.publicKey ?? undefined) as string | undefined,
+      curveType: (news.curveType ?? "API_KEY_CURVE_P256") as string,
+      // The wire carries 64-bit integers as strings; a number is accepted for convenience.
+      expirationSeconds: typeof expiration === "number" ? String(expiration) : ((expiration ?? undefined) as string | undefined),
+      organizationId: news.organizationId as string | undefined,
+      importId: news.importId as string | undefined,
+    });
+  },
+  validate(inputs) {
+    const record = inputs as unknown as Record<string, unknown>;
+    const payload = {
+      userId: inputs.userId,
+      // A placeholder stands for the key keyform will generate.
+      apiKeys: [compact({ apiKeyName: inputs.apiKeyName, publicKey: inputs.publicKey ?? "generated", curveType: inputs.curveType, expirationSeconds: inputs.expirationSeconds })],
+    };
+    const failures: CheckFailure[] = schemaFailures(operations.createApiKeys.parameters, payload, record, (path) =>
+      path[0] === "apiKeys" ? String(path[2] ?? "apiKeys") : String(path[0] ?? ""),
+    );
+    const form = PUBLIC_KEY_FORM[inputs.curveType];
+    if (form && !isUnknown(inputs.curveType)) {
+      failures.push(
+        ...rule(record, "publicKey", (v) => v === undefined || (typeof v === "string" && form.test(v)),
+          `is not a ${inputs.curveType} public key (expected ${inputs.curveType === "API_KEY_CURVE_ED25519" ? "64 hex digits" : "66 hex digits of a compressed point, starting 02 or 03"})`),
+      );
+    }
+    return failures;
+  },
+  label: (inputs) => JSON.stringify(inputs.apiKeyName ?? ""),
+  deleteBeforeReplace: (olds, news) =>
+    // A public key is registered once per organization, and a name once per user: when the
+    // new key keeps either, the old one has to go first.
+    (news.publicKey !== undefined && !containsUnknown(news.publicKey) && sameHex(olds.publicKey, news.publicKey)) ||
+    (olds.userId === news.userId && olds.apiKeyName === news.apiKeyName),
+  fetch: (session, id, hint) => fetchApiKey(session, id, hint.userId),
+  flatten: (live, carry) =>
+    compact({
+      apiKeyId: live.apiKeyId,
+      apiKeyName: live.apiKeyName,
+      publicKey: live.publicKey,
+      // Keep a generated private key only while the key on the service is still that pair's.
+      privateKey: carry.privateKey !== undefined && sameHex(carry.publicKey ?? live.publicKey, live.publicKey) ? carry.privateKey : undefined,
+      userId: live.userId,
+      curveType: live.curveType,
+      expirationSeconds: live.expirationSeconds,
+    }),
+  readInputs: (outs) =>
+    compact({
+      userId: outs.userId,
+      apiKeyName: outs.apiKeyName,
+      curveType: outs.curveType,
+      expirationSeconds: outs.expirationSeconds,
+      publicKey: outs.privateKey === undefined ? outs.publicKey : undefined,
+    }),
+  async create(session, inputs) {
+    const curveType = inputs.curveType as ApiKeyCurve;
+    const pair = inputs.publicKey === undefined ? generateApiKeyPair(curveType) : undefined;
+    const publicKey = pair?.publicKey ?? (inputs.publicKey as string);
+    const result = await session.client.createApiKeys({
+      userId: inputs.userId,
+      apiKeys: [compact({ apiKeyName: inputs.apiKeyName, publicKey, curveType, expirationSeconds: inputs.expirationSeconds })],
+    });
+    const id = result.apiKeyIds[0];
+    if (id === undefined) throw new Error("create_api_keys returned no apiKeyIds");
+    return { id, carry: pair ? { privateKey: pair.privateKey, publicKey: pair.publicKey } : {} };
+  },
+  async remove(session, id, props) {
+    if (props.userId === undefined) throw new Error(`cannot delete API key ${id}: its userId is not in state`);
+    await session.client.deleteApiKeys({ userId: props.userId, apiKeyIds: [id] });
+  },
+};
+
+/** The runtime handler the serialized ApiKey provider delegates to. */
+export const apiKeyHandler = makeHandler(apiKeySpec);

@@ -1,0 +1,94 @@
+/**
+ * @module resources/runtime/earn-wrapper-state
+ * EarnWrapperState: whether an already deployed Earn wrapper accepts deposits (withdrawals are
+ * always allowed). The wrapper itself is not created or deleted here: create takes over the
+ * deposit flag of an existing wrapper (the resource id is its address), update changes it
+ * through `earn_set_wrapper_state`, and delete re-enables deposits, the service's default.
+ * A read finds the wrapper in `list_earn_enabled_vaults`.
+ */
+import { operations } from "../../wire/registry";
+import { ETHEREUM_ADDRESS, rule, schemaFailures } from "./check";
+import type { Session } from "./client";
+import { ProviderError } from "./errors";
+import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { compact } from "./values";
+
+/** Normalized inputs of an EarnWrapperState. */
+export interface EarnWrapperStateInputs extends BaseInputs {
+  wrapperAddress: string;
+  depositsDisabled: boolean;
+}
+
+/** Outputs of an EarnWrapperState. */
+export interface EarnWrapperStateOutputs extends BaseOutputs {
+  wrapperAddress: string;
+  depositsDisabled: boolean;
+}
+
+interface LiveWrapper {
+  wrapperAddress: string;
+  depositsDisabled: boolean;
+}
+
+const sameAddress = (a: unknown, b: unknown) =>
+  typeof a === "string" && typeof b === "string" ? a.toLowerCase() === b.toLowerCase() : a === b;
+
+async function fetchWrapper(session: Session, address: string): Promise<LiveWrapper | undefined> {
+  const { enabledVaults } = await session.client.listEarnEnabledVaults({});
+  const vault = (enabledVaults ?? []).find((v) => sameAddress(v.wrapperAddress, address));
+  if (!vault || vault.wrapperAddress === undefined) return undefined;
+  return { wrapperAddress: vault.wrapperAddress, depositsDisabled: vault.depositsDisabled ?? false };
+}
+
+export const earnWrapperStateSpec: ResourceSpec<EarnWrapperStateInputs, EarnWrapperStateOutputs, LiveWrapper> = {
+  kind: "EarnWrapperState",
+  idProperty: "wrapperAddress",
+  properties: {
+    wrapperAddress: { replace: true, equal: sameAddress },
+    depositsDisabled: { replace: false },
+  },
+  normalize(news) {
+    return compact({
+      wrapperAddress: news.wrapperAddress as string,
+      depositsDisabled: news.depositsDisabled as boolean,
+      organizationId: news.organizationId as string | undefined,
+    });
+  },
+  validate(inputs) {
+    const record = inputs as unknown as Record<string, unknown>;
+    return [
+      ...schemaFailures(
+        operations.earnSetWrapperState.parameters,
+        { wrapperAddress: inputs.wrapperAddress, depositsDisabled: inputs.depositsDisabled },
+        record,
+      ),
+      ...rule(record, "wrapperAddress", (v) => typeof v !== "string" || ETHEREUM_ADDRESS.test(v), "is not an EVM address (0x and 40 hex digits)"),
+    ];
+  },
+  label: (inputs) => inputs.wrapperAddress ?? "",
+  fetch: (session, id) => fetchWrapper(session, id),
+  flatten: (live) => ({ wrapperAddress: live.wrapperAddress, depositsDisabled: live.depositsDisabled }),
+  async create(session, inputs) {
+    const live = await fetchWrapper(session, inputs.wrapperAddress);
+    if (live === undefined) {
+      throw new ProviderError(
+        `wrapperAddress: ${inputs.wrapperAddress} is not a deployed Earn wrapper of organization ${session.organizationId} ` +
+          `(deploy it with earn_deploy_wrapper first)`,
+      );
+    }
+    if (live.depositsDisabled !== inputs.depositsDisabled) {
+      await session.client.earnSetWrapperState({ wrapperAddress: live.wrapperAddress, depositsDisabled: inputs.depositsDisabled });
+    }
+    return { id: live.wrapperAddress };
+  },
+  async update(session, id, _live, inputs) {
+    await session.client.earnSetWrapperState({ wrapperAddress: id, depositsDisabled: inputs.depositsDisabled });
+  },
+  async remove(session, id) {
+    // Deleting the resource hands the wrapper back in its default state: deposits enabled.
+    await session.client.earnSetWrapperState({ wrapperAddress: id, depositsDisabled: false });
+  },
+};
+
+/** The runtime handler the serialized EarnWrapperState provider delegates to. */
+export const earnWrapperStateHandler = makeHandler(earnWrapperStateSpec);

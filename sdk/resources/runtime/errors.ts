@@ -1,0 +1,80 @@
+/**
+ * @module resources/runtime/errors
+ * Turns client errors into messages a user of `pulumi up` can act on: what to approve, which
+ * policy denied, which setting to fix. The original error is kept as `cause`; messages never
+ * contain keys or request bodies (the client's messages do not either).
+ */
+import {
+  ActivityFailedError,
+  ActivityRejectedError,
+  AuthenticationError,
+  ConnectionError,
+  ConsensusNeededError,
+  NotFoundError,
+  PermissionDeniedError,
+} from "../../client/errors";
+import { SETTING_ENV } from "./settings";
+
+/** The error thrown by a provider method: a plain Error with a message for humans. */
+export class ProviderError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ProviderError";
+  }
+}
+
+/** True when `error` says the object does not exist (HTTP 404, gRPC 5). */
+export function isNotFound(error: unknown): boolean {
+  return error instanceof NotFoundError || (hasCode(error) && error.status === 404);
+}
+
+function hasCode(error: unknown): error is { status: number; code?: number } {
+  return typeof error === "object" && error !== null && typeof (error as { status?: unknown }).status === "number";
+}
+
+/**
+ * Wraps `error` in a {@link ProviderError} whose message starts with `what` (e.g.
+ * `UserTag "ops": create`) and says what to do next.
+ */
+export function explain(error: unknown, what: string): Error {
+  if (error instanceof ProviderError) return error;
+  if (error instanceof ConsensusNeededError) {
+    return new ProviderError(
+      `${what}: the activity needs consensus approval: activity id ${error.activityId}, fingerprint ` +
+        `${error.fingerprint}. Approve it (approve_activity with that fingerprint) and run the command again.`,
+      { cause: error },
+    );
+  }
+  if (error instanceof PermissionDeniedError) {
+    return new ProviderError(
+      `${what}: denied by policy (HTTP 403, code ${error.code ?? 7}): ${error.serverMessage || error.message}. ` +
+        `Add a policy that allows this action for the API key's user, or use another key.`,
+      { cause: error },
+    );
+  }
+  if (error instanceof AuthenticationError) {
+    return new ProviderError(
+      `${what}: the service did not accept the API key (HTTP 401): ${error.serverMessage || error.message}. ` +
+        `Check keyform:apiPublicKey / keyform:apiPrivateKey (${SETTING_ENV.apiPublicKey} / ${SETTING_ENV.apiPrivateKey}) ` +
+        `and keyform:organizationId (${SETTING_ENV.organizationId}).`,
+      { cause: error },
+    );
+  }
+  if (error instanceof ActivityRejectedError) {
+    return new ProviderError(
+      `${what}: the activity was rejected by a vote (activity id ${error.activityId}, fingerprint ${error.fingerprint}).`,
+      { cause: error },
+    );
+  }
+  if (error instanceof ActivityFailedError) {
+    return new ProviderError(`${what}: ${error.message}`, { cause: error });
+  }
+  if (error instanceof ConnectionError) {
+    return new ProviderError(
+      `${what}: ${error.message}. Check keyform:baseUrl (${SETTING_ENV.baseUrl}).`,
+      { cause: error },
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ProviderError(`${what}: ${message}`, { cause: error });
+}

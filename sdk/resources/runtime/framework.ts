@@ -1,0 +1,303 @@
+/**
+ * @module resources/runtime/framework
+ * The CRUD skeleton every resource shares, in the manner of a Terraform provider: `check`
+ * normalizes and validates, `diff` compares the old outputs with the new inputs property by
+ * property (each property is either updatable in place or forces a replacement), `create`
+ * and `update` end with a read, `read` returns an empty id for an object that is gone,
+ * `delete` of an object that is gone succeeds, and `importId` adopts an existing object.
+ *
+ * Each resource describes itself with a {@link ResourceSpec}; {@link makeHandler} turns it
+ * into the object the thin provider in state delegates to.
+ */
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { dedupe, rule, type CheckFailure } from "./check";
+import { resolveOrganizationId, sessionFor, type Session } from "./client";
+import { explain, isNotFound, ProviderError } from "./errors";
+import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
+import { canonicalJson, compact, containsUnknown, isUnknown } from "./values";
+
+/** Inputs every resource accepts. */
+export interface BaseInputs {
+  /** The organization the object lives in; defaults to the `organizationId` setting. */
+  organizationId?: string;
+  /** Adopt this existing object instead of creating one. */
+  importId?: string;
+}
+
+/** Outputs every resource has besides its own. */
+export interface BaseOutputs {
+  /** The organization the object lives in (resolved at create). */
+  organizationId: string;
+  importId?: string;
+}
+
+/** What `fetch` may use to find an object: inputs, or previous outputs. */
+export type Hint<I, O> = Partial<I> & Partial<O>;
+
+/** How `diff` treats one property. */
+export interface PropertyRule<I, O> {
+  /** True when the service cannot change this property of an existing object. */
+  replace: boolean;
+  /**
+   * Whether the old output value and the new input value are the same; the default compares
+   * canonical JSON and treats `undefined` as equal only to `undefined`.
+   */
+  equal?: (oldValue: unknown, newValue: unknown, olds: Partial<O>, news: I) => boolean;
+}
+
+/** Everything a resource says about itself. `L` is the live object as read from the service. */
+export interface ResourceSpec<I extends BaseInputs, O extends BaseOutputs, L> {
+  /** The class name, e.g. `UserTag`, for messages. */
+  readonly kind: string;
+  /** The output holding the object's id, e.g. `userTagId`. */
+  readonly idProperty: keyof O & string;
+  /** The properties `diff` and import compare, and how. */
+  readonly properties: { readonly [K in Exclude<keyof I, keyof BaseInputs>]-?: PropertyRule<I, O> };
+  /** Applies defaults and conversions; must keep unknown values as they are. */
+  normalize(news: Record<string, unknown>): I;
+  /** The resource-level and wire-schema checks; unknown values must not fail. */
+  validate(inputs: I): CheckFailure[];
+  /** A short label for messages, e.g. `"ops"`. */
+  label(inputs: Partial<I>): string;
+  /** Delete the old object before creating its replacement (when both cannot coexist). */
+  deleteBeforeReplace?(olds: Partial<O>, news: I): boolean;
+  /** Reads the live object, or `undefined` when it does not exist. */
+  fetch(session: Session, id: string, hint: Hint<I, O>): Promise<L | undefined>;
+  /**
+   * The resource's outputs for a live object (without the base outputs). `carry` holds the
+   * previous outputs, for values the service never returns (a generated private key).
+   */
+  flatten(live: L, carry: Partial<O>): Omit<O, keyof BaseOutputs>;
+  /** Creates the object; returns its id and any outputs only known at creation. */
+  create(session: Session, inputs: I): Promise<{ id: string; carry?: Partial<O> }>;
+  /** The inputs `read` reports for refreshed outputs; default: every compared property. */
+  readInputs?(outs: O): Partial<I>;
+  /** Changes an existing object in place; absent when the service has no update. */
+  update?(session: Session, id: string, live: L, inputs: I): Promise<void>;
+  /** Deletes the object; a not-found error is treated as success by the caller. */
+  remove(session: Session, id: string, props: Partial<O>): Promise<void>;
+}
+
+/** Settings source of the current provider process (set by `configure`). */
+let configLookup: ConfigLookup | undefined;
+
+/**
+ * Records the stack config the engine passes to `configure`. Values are read on each call,
+ * never stored in state.
+ */
+export function configure(req: { config: { get(key: string): string | undefined } }): void {
+  const config = req.config;
+  configLookup = (key) => config.get(key);
+}
+
+/** The settings in effect now: stack config (via `configure`), then the environment. */
+export function currentSettings(): Settings {
+  return resolveSettings(configLookup);
+}
+
+/** The object the serialized provider delegates to, one per resource class. */
+export interface Handler {
+  check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.CheckResult>;
+  diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.DiffResult>;
+  create(inputs: Record<string, unknown>): Promise<dynamic.CreateResult>;
+  read(id: string, props: Record<string, unknown>): Promise<dynamic.ReadResult>;
+  update(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.UpdateResult>;
+  delete(id: string, props: Record<string, unknown>): Promise<void>;
+}
+
+/** The default equality of {@link PropertyRule}. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/** Short, single-line rendering of a value for messages (long values are cut). */
+export function show(value: unknown): string {
+  if (value === undefined) return "(unset)";
+  const text = typeof value === "string" ? JSON.stringify(value) : canonicalJson(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** Builds the runtime handler of one resource from its spec. */
+export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec: ResourceSpec<I, O, L>): Handler {
+  const propertyNames = Object.keys(spec.properties) as Array<Exclude<keyof I, keyof BaseInputs> & string>;
+
+  /** Properties whose new input differs from `current` (old outputs, or a live object's outputs). */
+  function changedProperties(current: Partial<O>, news: I): string[] {
+    return propertyNames.filter((name) => {
+      const newValue = (news as Record<string, unknown>)[name];
+      if (containsUnknown(newValue)) return true;
+      const ruleOf = spec.properties[name] as PropertyRule<I, O>;
+      const oldValue = (current as Record<string, unknown>)[name];
+      return !(ruleOf.equal ?? sameValue)(oldValue, newValue, current, news);
+    });
+  }
+
+  function outputsOf(live: L, organizationId: string, importId: string | undefined, carry: Partial<O>): O {
+    return compact({ ...spec.flatten(live, carry), organizationId, importId } as unknown as Record<string, unknown>) as unknown as O;
+  }
+
+  function session(settings: Settings, organizationId: string | undefined, what: string): Session {
+    try {
+      return sessionFor(settings, resolveOrganizationId(settings, organizationId, what), what);
+    } catch (error) {
+      throw explain(error, what);
+    }
+  }
+
+  /** Reads the object after a write; a missing object here is an error, not drift. */
+  async function readBack(s: Session, id: string, hint: Hint<I, O>, what: string): Promise<L> {
+    const live = await spec.fetch(s, id, hint);
+    if (live === undefined) {
+      throw new ProviderError(`${what}: ${spec.kind} ${id} was not found when read back after the change`);
+    }
+    return live;
+  }
+
+  async function adopt(s: Session, inputs: I, importId: string, what: string): Promise<{ id: string; live: L }> {
+    const live = await spec.fetch(s, importId, inputs as unknown as Hint<I, O>);
+    if (live === undefined) {
+      throw new ProviderError(
+        `${what}: importId: no ${spec.kind} with id "${importId}" exists in organization ${s.organizationId}`,
+      );
+    }
+    const current = spec.flatten(live, {}) as unknown as Partial<O>;
+    const differing = changedProperties(current, inputs);
+    if (differing.length === 0) return { id: importId, live };
+    const fixed = differing.filter((name) => spec.properties[name as keyof typeof spec.properties].replace);
+    if (spec.update === undefined || fixed.length > 0) {
+      const listed = differing
+        .map((name) => `${name} (declared ${show((inputs as Record<string, unknown>)[name])}, found ${show((current as Record<string, unknown>)[name])})`)
+        .join("; ");
+      throw new ProviderError(
+        `${what}: importId: the existing ${spec.kind} "${importId}" differs from the declared inputs in ` +
+          `${fixed.length > 0 ? "properties the service cannot update" : "properties"}: ${listed}. ` +
+          `Change the program to match it, or remove importId to create a new one.`,
+      );
+    }
+    await spec.update(s, importId, live, inputs);
+    return { id: importId, live: await readBack(s, importId, inputs as unknown as Hint<I, O>, what) };
+  }
+
+  return {
+    async check(_olds, news) {
+      const inputs = spec.normalize(news);
+      const base = news as Record<string, unknown>;
+      const failures = dedupe([
+        ...rule(base, "organizationId", (v) => v === undefined || (typeof v === "string" && v.length > 0), "must be a non-empty string"),
+        ...rule(base, "importId", (v) => v === undefined || (typeof v === "string" && v.length > 0), "must be a non-empty string"),
+        ...spec.validate(inputs),
+      ]);
+      return { inputs, failures };
+    },
+
+    async diff(_id, olds, news) {
+      const previous = olds as Partial<O>;
+      const next = news as unknown as I;
+      const replaces: string[] = [];
+      const updates: string[] = [];
+      for (const name of changedProperties(previous, next)) {
+        (spec.properties[name as keyof typeof spec.properties].replace ? replaces : updates).push(name);
+      }
+      // Moving to another organization is a new object there. An unset input follows the
+      // setting, so a changed setting moves the object too.
+      const organizationId = next.organizationId ?? currentSettings().organizationId;
+      if (isUnknown(organizationId) || (organizationId !== undefined && previous.organizationId !== undefined && organizationId !== previous.organizationId)) {
+        replaces.push("organizationId");
+      }
+      const changes = replaces.length > 0 || updates.length > 0;
+      return {
+        changes,
+        replaces,
+        deleteBeforeReplace: replaces.length > 0 && (spec.deleteBeforeReplace?.(previous, next) ?? false),
+      };
+    },
+
+    async create(raw) {
+      const inputs = spec.normalize(raw);
+      const settings = currentSettings();
+      const what = `${spec.kind} ${spec.label(inputs)}: create`;
+      const s = session(settings, inputs.organizationId, what);
+      if (inputs.importId !== undefined) {
+        try {
+          const { id, live } = await adopt(s, inputs, inputs.importId, what);
+          return { id, outs: outputsOf(live, s.organizationId, inputs.importId, {}) };
+        } catch (error) {
+          throw explain(error, what);
+        }
+      }
+      let created: { id: string; carry?: Partial<O> };
+      try {
+        created = await spec.create(s, inputs);
+      } catch (error) {
+        throw explain(error, what);
+      }
+      try {
+        const live = await readBack(s, created.id, inputs as unknown as Hint<I, O>, what);
+        return { id: created.id, outs: outputsOf(live, s.organizationId, undefined, created.carry ?? {}) };
+      } catch (error) {
+        // The object exists: hand its id back so it is recorded in state, not leaked.
+        const failure = explain(error, what) as Error & { id?: string; properties?: unknown; reasons?: string[] };
+        failure.id = created.id;
+        // `carry` is left out on purpose: it may hold a generated secret, and the outputs of a
+        // failed create are not covered by additionalSecretOutputs everywhere.
+        failure.properties = compact({ ...(inputs as Record<string, unknown>), [spec.idProperty]: created.id, organizationId: s.organizationId });
+        failure.reasons = [failure.message];
+        throw failure;
+      }
+    },
+
+    async read(id, props) {
+      const previous = props as Partial<O>;
+      const what = `${spec.kind} ${id}: read`;
+      const s = session(currentSettings(), previous.organizationId, what);
+      try {
+        const live = await spec.fetch(s, id, previous as unknown as Hint<I, O>);
+        if (live === undefined) return { id: "" };
+        const outs = outputsOf(live, s.organizationId, previous.importId, previous);
+        const inputs: Record<string, unknown> = { organizationId: s.organizationId };
+        if (spec.readInputs) Object.assign(inputs, spec.readInputs(outs));
+        else for (const name of propertyNames) inputs[name] = (outs as Record<string, unknown>)[name];
+        if (previous.importId !== undefined) inputs.importId = previous.importId;
+        return { id, props: outs, inputs: compact(inputs) };
+      } catch (error) {
+        throw explain(error, what);
+      }
+    },
+
+    async update(id, olds, news) {
+      const previous = olds as Partial<O>;
+      const inputs = spec.normalize(news);
+      const what = `${spec.kind} ${spec.label(inputs)}: update`;
+      const s = session(currentSettings(), previous.organizationId ?? inputs.organizationId, what);
+      try {
+        const live = await spec.fetch(s, id, { ...(inputs as object), ...(previous as object) } as unknown as Hint<I, O>);
+        if (live === undefined) {
+          throw new ProviderError(`${what}: ${spec.kind} ${id} no longer exists; run "pulumi refresh" to drop it from state`);
+        }
+        let current: L = live;
+        if (spec.update !== undefined && changedProperties(spec.flatten(live, previous) as unknown as Partial<O>, inputs).length > 0) {
+          await spec.update(s, id, live, inputs);
+          current = await readBack(s, id, inputs as unknown as Hint<I, O>, what);
+        }
+        return { outs: outputsOf(current, s.organizationId, inputs.importId ?? previous.importId, previous) };
+      } catch (error) {
+        throw explain(error, what);
+      }
+    },
+
+    async delete(id, props) {
+      const previous = props as Partial<O>;
+      const what = `${spec.kind} ${id}: delete`;
+      const s = session(currentSettings(), previous.organizationId, what);
+      try {
+        const live = await spec.fetch(s, id, previous as unknown as Hint<I, O>);
+        if (live === undefined) return;
+        await spec.remove(s, id, previous);
+      } catch (error) {
+        if (isNotFound(error)) return;
+        throw explain(error, what);
+      }
+    },
+  };
+}

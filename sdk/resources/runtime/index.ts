@@ -1,0 +1,43 @@
+/**
+ * @module resources/runtime
+ * The code the serialized providers load at call time (`require("keyform/provider-runtime")`).
+ * Keeping the logic here, and not in the provider object Pulumi stores in state, keeps state
+ * small and free of secrets, and lets a keyform upgrade fix refresh and delete of resources
+ * created by an older version.
+ *
+ * The exports below are what serialized providers call: keep their names and signatures
+ * stable across releases.
+ */
+import { apiKeyHandler } from "./api-key";
+import { earnWrapperStateHandler } from "./earn-wrapper-state";
+import { configure, type Handler } from "./framework";
+import { invitationHandler } from "./invitation";
+import { policyHandler } from "./policy";
+import { smartContractInterfaceHandler } from "./smart-contract-interface";
+import { userTagHandler } from "./user-tag";
+
+/** Version of the delegation protocol between serialized providers and this module. */
+export const RUNTIME_PROTOCOL = 1;
+
+/** The handler of each resource class, by class name. */
+export const handlers: Readonly<Record<string, Handler>> = {
+  UserTag: userTagHandler,
+  Policy: policyHandler,
+  ApiKey: apiKeyHandler,
+  Invitation: invitationHandler,
+  SmartContractInterface: smartContractInterfaceHandler,
+  EarnWrapperState: earnWrapperStateHandler,
+};
+
+/**
+ * The handler of resource class `kind`.
+ * @throws {Error} for a class this version of keyform does not know.
+ */
+export function handlerFor(kind: string): Handler {
+  const handler = handlers[kind];
+  if (!handler) throw new Error(`keyform: this version has no resource type "${kind}"; upgrade the keyform package`);
+  return handler;
+}
+
+export { configure };
+export { currentSettings } from "./framework";

@@ -1,0 +1,128 @@
+/**
+ * @module resources/runtime/invitation
+ * Invitation: the service has no get, list or update for invitations (fact sheet 3.4). A read
+ * finds the invitation in `get_organization`'s `organizationData.invitations` (where the email
+ * field is `receiverEmail`); every change is a new invitation. A revoked invitation counts as
+ * gone.
+ */
+import { operations } from "../../wire/registry";
+import { EMAIL, rule, schemaFailures } from "./check";
+import type { Session } from "./client";
+import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { compact, containsUnknown, sameSet, sortedSet } from "./values";
+
+/** Normalized inputs of an Invitation. */
+export interface InvitationState extends BaseInputs {
+  receiverUserName: string;
+  receiverUserEmail: string;
+  receiverUserTags: string[];
+  accessType: string;
+  senderUserId: string;
+}
+
+/** Outputs of an Invitation. */
+export interface InvitationOutputs extends BaseOutputs {
+  invitationId: string;
+  status: string;
+  receiverUserName: string;
+  receiverUserEmail: string;
+  receiverUserTags: string[];
+  accessType: string;
+  senderUserId: string;
+}
+
+interface LiveInvitation {
+  invitationId: string;
+  receiverUserName: string;
+  receiverEmail: string;
+  receiverUserTags: string[];
+  accessType: string;
+  status: string;
+  senderUserId: string;
+}
+
+async function fetchInvitation(session: Session, id: string): Promise<LiveInvitation | undefined> {
+  const { organizationData } = await session.client.getOrganization({});
+  const found = (organizationData.invitations ?? []).find((i) => i.invitationId === id);
+  if (!found || found.status === "INVITATION_STATUS_REVOKED") return undefined;
+  return {
+    invitationId: found.invitationId,
+    receiverUserName: found.receiverUserName,
+    receiverEmail: found.receiverEmail,
+    receiverUserTags: sortedSet(found.receiverUserTags ?? []),
+    accessType: found.accessType,
+    status: found.status,
+    senderUserId: found.senderUserId,
+  };
+}
+
+export const invitationSpec: ResourceSpec<InvitationState, InvitationOutputs, LiveInvitation> = {
+  kind: "Invitation",
+  idProperty: "invitationId",
+  properties: {
+    receiverUserName: { replace: true },
+    receiverUserEmail: { replace: true },
+    receiverUserTags: { replace: true, equal: (a, b) => sameSet(a as string[] | undefined, b as string[] | undefined) },
+    accessType: { replace: true },
+    senderUserId: { replace: true },
+  },
+  normalize(news) {
+    const tags = news.receiverUserTags ?? [];
+    return compact({
+      receiverUserName: news.receiverUserName as string,
+      receiverUserEmail: news.receiverUserEmail as string,
+      receiverUserTags: Array.isArray(tags) && !containsUnknown(tags) ? sortedSet(tags as string[]) : (tags as string[]),
+      accessType: news.accessType as string,
+      senderUserId: news.senderUserId as string,
+      organizationId: news.organizationId as string | undefined,
+      importId: news.importId as string | undefined,
+    });
+  },
+  validate(inputs) {
+    const record = inputs as unknown as Record<string, unknown>;
+    const { receiverUserName, receiverUserEmail, receiverUserTags, accessType, senderUserId } = inputs;
+    return [
+      ...schemaFailures(
+        operations.createInvitations.parameters,
+        { invitations: [{ receiverUserName, receiverUserEmail, receiverUserTags, accessType, senderUserId }] },
+        record,
+        (path) => String(path[0] === "invitations" ? (path[2] ?? "invitations") : (path[0] ?? "")),
+      ),
+      ...rule(record, "receiverUserEmail", (v) => typeof v !== "string" || v === "" || EMAIL.test(v), "is not an email address"),
+    ];
+  },
+  label: (inputs) => JSON.stringify(inputs.receiverUserEmail ?? ""),
+  fetch: (session, id) => fetchInvitation(session, id),
+  flatten: (live) => ({
+    invitationId: live.invitationId,
+    status: live.status,
+    receiverUserName: live.receiverUserName,
+    receiverUserEmail: live.receiverEmail,
+    receiverUserTags: live.receiverUserTags,
+    accessType: live.accessType,
+    senderUserId: live.senderUserId,
+  }),
+  async create(session, inputs) {
+    const { receiverUserName, receiverUserEmail, receiverUserTags, accessType, senderUserId } = inputs;
+    const result = await session.client.createInvitations({
+      invitations: [
+        {
+          receiverUserName,
+          receiverUserEmail,
+          receiverUserTags,
+          accessType: accessType as "ACCESS_TYPE_WEB" | "ACCESS_TYPE_API" | "ACCESS_TYPE_ALL",
+          senderUserId,
+        },
+      ],
+    });
+    const id = result.invitationIds[0];
+    if (id === undefined) throw new Error("create_invitations returned no invitationIds");
+    return { id };
+  },
+  async remove(session, id) {
+    await session.client.deleteInvitation({ invitationId: id });
+  },
+};
+
+/** The runtime handler the serialized Invitation provider delegates to. */
+export const invitationHandler = makeHandler(invitationSpec);

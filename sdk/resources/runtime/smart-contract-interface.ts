@@ -1,0 +1,171 @@
+/**
+ * @module resources/runtime/smart-contract-interface
+ * SmartContractInterface: an ABI (Ethereum) or IDL (Solana) registered for a contract
+ * address. The service has no update (fact sheet 3.5), so every change is a new object. The
+ * document is compared as canonical JSON: the same ABI given as an object, or as text with
+ * other whitespace or key order, is not a change.
+ */
+import { operations } from "../../wire/registry";
+import { ETHEREUM_ADDRESS, rule, schemaFailures, SOLANA_ADDRESS, type CheckFailure } from "./check";
+import type { Session } from "./client";
+import { isNotFound } from "./errors";
+import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { canonicalDocument, compact, containsUnknown, isUnknown } from "./values";
+
+/** The service's limit on the document (fact sheet 3.5). */
+export const MAX_INTERFACE_BYTES = 400 * 1024;
+
+const WIRE_PREFIX = "SMART_CONTRACT_INTERFACE_TYPE_";
+
+/** Normalized inputs of a SmartContractInterface. */
+export interface SmartContractInterfaceState extends BaseInputs {
+  smartContractAddress: string;
+  /** Canonical JSON text (or the text as given when it is not JSON; check then fails). */
+  smartContractInterface: string;
+  /** `ETHEREUM` or `SOLANA`. */
+  type: string;
+  label: string;
+  notes: string;
+}
+
+/** Outputs of a SmartContractInterface. */
+export interface SmartContractInterfaceOutputs extends BaseOutputs {
+  smartContractInterfaceId: string;
+  smartContractAddress: string;
+  smartContractInterface: string;
+  type: string;
+  label: string;
+  notes: string;
+}
+
+interface LiveInterface {
+  smartContractInterfaceId: string;
+  smartContractAddress: string;
+  smartContractInterface: string;
+  type: string;
+  label: string;
+  notes?: string | undefined;
+}
+
+/** `SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM` and `ETHEREUM` are the same type. */
+export function shortType(type: unknown): unknown {
+  return typeof type === "string" && type.startsWith(WIRE_PREFIX) ? type.slice(WIRE_PREFIX.length) : type;
+}
+
+/** Canonical text of a document, or the value unchanged when it is not JSON. */
+export function canonicalInterface(document: unknown): unknown {
+  if (document === undefined || document === null || containsUnknown(document)) return document;
+  try {
+    return canonicalDocument(document);
+  } catch {
+    return document;
+  }
+}
+
+const sameDocument = (a: unknown, b: unknown) => canonicalInterface(a) === canonicalInterface(b);
+
+function sameAddress(a: unknown, b: unknown): boolean {
+  // Ethereum addresses are case-insensitive (the mixed case is only a checksum).
+  if (typeof a === "string" && typeof b === "string" && a.startsWith("0x") && b.startsWith("0x")) {
+    return a.toLowerCase() === b.toLowerCase();
+  }
+  return a === b;
+}
+
+function isJsonText(value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  try {
+    JSON.parse(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function fetchInterface(session: Session, id: string): Promise<LiveInterface | undefined> {
+  try {
+    const { smartContractInterface } = await session.client.getSmartContractInterface({ smartContractInterfaceId: id });
+    return smartContractInterface;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceState, SmartContractInterfaceOutputs, LiveInterface> = {
+  kind: "SmartContractInterface",
+  idProperty: "smartContractInterfaceId",
+  properties: {
+    smartContractAddress: { replace: true, equal: sameAddress },
+    smartContractInterface: { replace: true, equal: sameDocument },
+    type: { replace: true, equal: (a, b) => shortType(a) === shortType(b) },
+    label: { replace: true },
+    notes: { replace: true, equal: (a, b) => (a ?? "") === (b ?? "") },
+  },
+  normalize(news) {
+    return compact({
+      smartContractAddress: news.smartContractAddress as string,
+      smartContractInterface: canonicalInterface(news.smartContractInterface) as string,
+      type: shortType(news.type) as string,
+      label: news.label as string,
+      notes: (news.notes ?? "") as string,
+      organizationId: news.organizationId as string | undefined,
+      importId: news.importId as string | undefined,
+    });
+  },
+  validate(inputs) {
+    const record = inputs as unknown as Record<string, unknown>;
+    const { smartContractAddress, smartContractInterface, type, label, notes } = inputs;
+    const failures: CheckFailure[] = [
+      ...schemaFailures(
+        operations.createSmartContractInterface.parameters,
+        compact({
+          smartContractAddress,
+          smartContractInterface,
+          type: typeof type === "string" && !isUnknown(type) ? `${WIRE_PREFIX}${type}` : type,
+          label,
+          notes,
+        }),
+        record,
+      ).map((f) => (f.property === "type" && !f.reason.endsWith("required") ? { property: "type", reason: `type: must be "ETHEREUM" or "SOLANA"` } : f)),
+      ...rule(record, "smartContractInterface", (v) => v === undefined || isJsonText(v), "must be JSON text or an object (an ABI or IDL)"),
+      ...rule(record, "smartContractInterface", (v) => typeof v !== "string" || Buffer.byteLength(v) <= MAX_INTERFACE_BYTES, `must be at most ${MAX_INTERFACE_BYTES} bytes`),
+    ];
+    if (type === "ETHEREUM") {
+      failures.push(...rule(record, "smartContractAddress", (v) => typeof v !== "string" || ETHEREUM_ADDRESS.test(v), "is not an Ethereum address (0x and 40 hex digits)"));
+    } else if (type === "SOLANA") {
+      failures.push(...rule(record, "smartContractAddress", (v) => typeof v !== "string" || SOLANA_ADDRESS.test(v), "is not a Solana address (base58, 32 to 44 characters)"));
+    }
+    return failures;
+  },
+  label: (inputs) => JSON.stringify(inputs.label ?? ""),
+  // One interface per address and type: a replacement that keeps both deletes the old first.
+  deleteBeforeReplace: (olds, news) => sameAddress(olds.smartContractAddress, news.smartContractAddress) && shortType(olds.type) === shortType(news.type),
+  fetch: (session, id) => fetchInterface(session, id),
+  flatten: (live) => ({
+    smartContractInterfaceId: live.smartContractInterfaceId,
+    smartContractAddress: live.smartContractAddress,
+    smartContractInterface: canonicalInterface(live.smartContractInterface) as string,
+    type: shortType(live.type) as string,
+    label: live.label,
+    notes: live.notes ?? "",
+  }),
+  async create(session, inputs) {
+    const result = await session.client.createSmartContractInterface(
+      compact({
+        smartContractAddress: inputs.smartContractAddress,
+        smartContractInterface: inputs.smartContractInterface,
+        type: `${WIRE_PREFIX}${inputs.type}` as "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM" | "SMART_CONTRACT_INTERFACE_TYPE_SOLANA",
+        label: inputs.label,
+        notes: inputs.notes,
+      }),
+    );
+    return { id: result.smartContractInterfaceId };
+  },
+  async remove(session, id) {
+    await session.client.deleteSmartContractInterface({ smartContractInterfaceId: id });
+  },
+};
+
+/** The runtime handler the serialized SmartContractInterface provider delegates to. */
+export const smartContractInterfaceHandler = makeHandler(smartContractInterfaceSpec);

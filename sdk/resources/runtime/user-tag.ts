@@ -1,0 +1,87 @@
+/**
+ * @module resources/runtime/user-tag
+ * UserTag: a tag of users. The service has no get for tags and the tag record has no member
+ * list, so a read lists the tags and takes the members from the users' `userTags` (fact
+ * sheet 3.1). Rename and membership change in place through `update_user_tag`.
+ */
+import { operations } from "../../wire/registry";
+import { firstSegment, schemaFailures, type CheckFailure } from "./check";
+import type { Session } from "./client";
+import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { containsUnknown, minus, sameSet, sortedSet } from "./values";
+
+/** Normalized inputs of a UserTag. */
+export interface UserTagState extends BaseInputs {
+  userTagName: string;
+  userIds: string[];
+}
+
+/** Outputs of a UserTag. */
+export interface UserTagOutputs extends BaseOutputs {
+  userTagId: string;
+  userTagName: string;
+  userIds: string[];
+}
+
+interface LiveTag {
+  tagId: string;
+  tagName: string;
+  userIds: string[];
+}
+
+/** Reads one user tag and its members; `undefined` when no user tag has this id. */
+export async function fetchUserTag(session: Session, id: string): Promise<LiveTag | undefined> {
+  const { userTags } = await session.client.listUserTags({});
+  const tag = userTags.find((t) => t.tagId === id && t.tagType === "TAG_TYPE_USER");
+  if (!tag) return undefined;
+  const { users } = await session.client.listUsers({});
+  return {
+    tagId: tag.tagId,
+    tagName: tag.tagName,
+    userIds: sortedSet(users.filter((u) => u.userTags.includes(id)).map((u) => u.userId)),
+  };
+}
+
+export const userTagSpec: ResourceSpec<UserTagState, UserTagOutputs, LiveTag> = {
+  kind: "UserTag",
+  idProperty: "userTagId",
+  properties: {
+    userTagName: { replace: false },
+    userIds: { replace: false, equal: (a, b) => sameSet(a as string[] | undefined, b as string[] | undefined) },
+  },
+  normalize(news) {
+    const userIds = news.userIds === undefined || news.userIds === null ? [] : news.userIds;
+    return {
+      userTagName: news.userTagName as string,
+      // Membership is a set: order and repeats carry no meaning.
+      userIds: Array.isArray(userIds) && !containsUnknown(userIds) ? sortedSet(userIds as string[]) : (userIds as string[]),
+      organizationId: news.organizationId as string | undefined,
+      importId: news.importId as string | undefined,
+    };
+  },
+  validate(inputs): CheckFailure[] {
+    const record = inputs as unknown as Record<string, unknown>;
+    return schemaFailures(operations.createUserTag.parameters, { userTagName: inputs.userTagName, userIds: inputs.userIds }, record, firstSegment);
+  },
+  label: (inputs) => JSON.stringify(inputs.userTagName ?? ""),
+  fetch: (session, id) => fetchUserTag(session, id),
+  flatten: (live) => ({ userTagId: live.tagId, userTagName: live.tagName, userIds: live.userIds }),
+  async create(session, inputs) {
+    const result = await session.client.createUserTag({ userTagName: inputs.userTagName, userIds: inputs.userIds });
+    return { id: result.userTagId };
+  },
+  async update(session, id, live, inputs) {
+    await session.client.updateUserTag({
+      userTagId: id,
+      ...(inputs.userTagName !== live.tagName ? { newUserTagName: inputs.userTagName } : {}),
+      addUserIds: minus(inputs.userIds, live.userIds),
+      removeUserIds: minus(live.userIds, inputs.userIds),
+    });
+  },
+  async remove(session, id) {
+    await session.client.deleteUserTags({ userTagIds: [id] });
+  },
+};
+
+/** The runtime handler the serialized UserTag provider delegates to. */
+export const userTagHandler = makeHandler(userTagSpec);

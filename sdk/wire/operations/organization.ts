@@ -1,0 +1,57 @@
+/**
+ * @module wire/operations/organization
+ * The caller's identity and the organization as a whole (fact sheet 3.9).
+ */
+import { z } from "zod";
+import { defineQuery } from "../define";
+import { Id, opt } from "../shared";
+import { Invitation } from "./invitations";
+import { Policy } from "./policies";
+import { PrivateKey } from "./private-keys";
+import { SmartContractInterfaceReference } from "./smart-contract-interfaces";
+import { Tag } from "./user-tags";
+import { User } from "./users";
+import { Wallet } from "./wallets";
+
+/** The root quorum: how many of which users must approve (`externaldatav1Quorum`). */
+export const Quorum = z.object({ threshold: z.number().int(), userIds: z.array(z.string()) });
+export type Quorum = z.infer<typeof Quorum>;
+
+/** An organization feature flag (`v1Feature`). */
+export const Feature = z.object({ name: opt(z.string()), value: opt(z.string()) });
+export type Feature = z.infer<typeof Feature>;
+
+/** Fact sheet 3.9 / `v1OrganizationData`: every field is optional. */
+export const OrganizationData = z.object({
+  organizationId: opt(z.string()),
+  name: opt(z.string()),
+  users: opt(z.array(User)),
+  policies: opt(z.array(Policy)),
+  privateKeys: opt(z.array(PrivateKey)),
+  /** The only place invitations can be read. */
+  invitations: opt(z.array(Invitation)),
+  tags: opt(z.array(Tag)),
+  rootQuorum: opt(Quorum),
+  features: opt(z.array(Feature)),
+  wallets: opt(z.array(Wallet)),
+  smartContractInterfaceReferences: opt(z.array(SmartContractInterfaceReference)),
+});
+export type OrganizationData = z.infer<typeof OrganizationData>;
+
+export const whoami = defineQuery("whoami", {
+  request: z.object({ organizationId: Id }),
+  response: z.object({
+    organizationId: z.string(),
+    organizationName: z.string(),
+    userId: z.string(),
+    /** Lowercase `username`, unlike `userName` elsewhere. */
+    username: z.string(),
+  }),
+});
+
+export const getOrganization = defineQuery("get_organization", {
+  request: z.object({ organizationId: Id }),
+  response: z.object({ organizationData: OrganizationData }),
+});
+
+export const organizationOperations = { whoami, getOrganization };

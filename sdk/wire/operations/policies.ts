@@ -1,0 +1,84 @@
+/**
+ * @module wire/operations/policies
+ * Policies (spec 4.4 create_policy; fact sheet 3.2 for update, delete, get and list).
+ */
+import { z } from "zod";
+import { defineActivity, defineQuery } from "../define";
+import { Effect } from "../enums";
+import { Id, opt, Timestamp } from "../shared";
+
+/**
+ * Fact sheet `v1Policy`. `notes`, `consensus` and `condition` are always strings ("" when
+ * unset); a response that leaves one out parses as "".
+ */
+export const Policy = z.object({
+  policyId: z.string(),
+  policyName: z.string(),
+  effect: Effect,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  notes: z.string().default(""),
+  consensus: z.string().default(""),
+  condition: z.string().default(""),
+  time: opt(z.string()),
+});
+export type Policy = z.infer<typeof Policy>;
+
+/** Spec 4.4 create_policy (`v1CreatePolicyIntentV3`). */
+export const PolicyParams = z.object({
+  policyName: Id,
+  effect: Effect,
+  /** Expression that triggers the effect. */
+  condition: opt(z.string()),
+  /** Consensus expression that triggers the effect. */
+  consensus: opt(z.string()),
+  notes: z.string(),
+  time: opt(z.string()),
+});
+export type PolicyParams = z.infer<typeof PolicyParams>;
+
+export const createPolicy = defineActivity("create_policy", {
+  type: "ACTIVITY_TYPE_CREATE_POLICY_V3",
+  intentKey: "createPolicyIntentV3",
+  // The result key carries no version suffix, unlike the intent (fact sheet 3.2).
+  resultKey: "createPolicyResult",
+  parameters: PolicyParams,
+  result: z.object({ policyId: z.string() }),
+});
+
+export const updatePolicy = defineActivity("update_policy", {
+  type: "ACTIVITY_TYPE_UPDATE_POLICY_V2",
+  intentKey: "updatePolicyIntentV2",
+  resultKey: "updatePolicyResultV2",
+  // Note the `policy*` prefixes, unlike create_policy.
+  parameters: z.object({
+    policyId: Id,
+    policyName: opt(Id),
+    policyEffect: opt(Effect),
+    policyCondition: opt(z.string()),
+    policyConsensus: opt(z.string()),
+    policyNotes: opt(z.string()),
+    time: opt(z.string()),
+  }),
+  result: z.object({ policyId: z.string() }),
+});
+
+export const deletePolicy = defineActivity("delete_policy", {
+  type: "ACTIVITY_TYPE_DELETE_POLICY",
+  intentKey: "deletePolicyIntent",
+  resultKey: "deletePolicyResult",
+  parameters: z.object({ policyId: Id }),
+  result: z.object({ policyId: z.string() }),
+});
+
+export const getPolicy = defineQuery("get_policy", {
+  request: z.object({ organizationId: Id, policyId: Id }),
+  response: z.object({ policy: Policy }),
+});
+
+export const listPolicies = defineQuery("list_policies", {
+  request: z.object({ organizationId: Id }),
+  response: z.object({ policies: z.array(Policy) }),
+});
+
+export const policyOperations = { createPolicy, updatePolicy, deletePolicy, getPolicy, listPolicies };

@@ -1,0 +1,69 @@
+/**
+ * The client against the real emulator (when it is built): stamps accepted, activities run,
+ * queries parsed by the same schemas, errors typed. Skipped while the emulator is not ready.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiKeyStamper, AuthenticationError, generateApiKeyPair, KeyformClient, NotFoundError } from "../../sdk/client";
+
+interface Running {
+  url: string;
+  bootstrap: { organizationId: string; apiPublicKey: string; apiPrivateKey: string };
+  close(): Promise<void>;
+}
+
+let emulator: Running | undefined;
+let dataDir: string | undefined;
+let unavailable: string | undefined;
+
+beforeAll(async () => {
+  try {
+    const module = (await import("../../sdk/emulator")) as {
+      startEmulator(options: { port: number; dataDir: string; logLevel?: string }): Promise<Running>;
+    };
+    dataDir = mkdtempSync(join(tmpdir(), "keyform-client-"));
+    emulator = await module.startEmulator({ port: 0, dataDir, logLevel: "silent" });
+  } catch (error) {
+    unavailable = error instanceof Error ? error.message : String(error);
+  }
+});
+
+afterAll(async () => {
+  await emulator?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+function client(stamper?: ApiKeyStamper) {
+  const bootstrap = emulator!.bootstrap;
+  return new KeyformClient({
+    baseUrl: emulator!.url,
+    organizationId: bootstrap.organizationId,
+    stamper: stamper ?? new ApiKeyStamper({ apiPublicKey: bootstrap.apiPublicKey, apiPrivateKey: bootstrap.apiPrivateKey }),
+  });
+}
+
+describe("client against the emulator", () => {
+  it("creates a user tag, lists it, and reads its activity", async (ctx) => {
+    if (!emulator) return ctx.skip(`emulator not available: ${unavailable}`);
+    const c = client();
+    const created = await c.createUserTag({ userTagName: `ops-${Date.now()}`, userIds: [] });
+    const { userTags } = await c.listUserTags();
+    expect(userTags.map((t) => t.tagId)).toContain(created.userTagId);
+
+    const raw = await c.submitActivity("createUserTag", { userTagName: `dev-${Date.now()}`, userIds: [] });
+    const { activity } = await c.getActivity({ activityId: raw.id });
+    expect(activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect(activity.fingerprint).toBe(raw.fingerprint);
+  });
+
+  it("maps the emulator's errors to typed errors", async (ctx) => {
+    if (!emulator) return ctx.skip(`emulator not available: ${unavailable}`);
+    await expect(client().getActivity({ activityId: "00000000-0000-4000-8000-00000000dead" })).rejects.toBeInstanceOf(NotFoundError);
+    const stranger = generateApiKeyPair();
+    await expect(
+      client(new ApiKeyStamper({ apiPublicKey: stranger.publicKey, apiPrivateKey: stranger.privateKey })).listUserTags(),
+    ).rejects.toBeInstanceOf(AuthenticationError);
+  });
+});

@@ -1,0 +1,242 @@
+/**
+ * The main job end to end: `bash scripts/org-up` from a clean copy of the repository against
+ * a fresh data folder (the embedded emulator), checked through the client; a second run
+ * changes nothing; the GitOps runner plans a code change and detects drift; `--destroy`
+ * leaves the organization without anything the stack created.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiKeyStamper, KeyformClient, startEmulator, type Bootstrap } from "keyform";
+
+const repoRoot = path.resolve(__dirname, "..", "..");
+const DRIFT_EXIT_CODE = 3;
+
+let work: string; // temp folder holding the copy, the data and the state
+let copy: string; // the clean copy of the repository
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+
+/** Copies the files git knows (tracked and untracked-not-ignored), keeping their mtimes. */
+function cleanCopy(to: string): void {
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: repoRoot,
+    encoding: "utf8",
+  })
+    .split("\0")
+    .filter(Boolean);
+  for (const file of files) {
+    const target = path.join(to, file);
+    mkdirSync(path.dirname(target), { recursive: true });
+    try {
+      cpSync(path.join(repoRoot, file), target, { preserveTimestamps: true });
+    } catch {
+      // listed but deleted in the working tree
+    }
+  }
+  // The dependencies are the same; installing them again would only measure the registry.
+  symlinkSync(path.join(repoRoot, "node_modules"), path.join(to, "node_modules"));
+  cpSync(path.join(repoRoot, "node_modules", ".package-lock.json"), path.join(to, "node_modules", ".package-lock.json"), {
+    preserveTimestamps: true,
+  });
+}
+
+function orgUp(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync("bash", ["scripts/org-up", "--data-dir", dataDir, ...args], {
+    cwd: copy,
+    env,
+    encoding: "utf8",
+    timeout: 600_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function changesOf(stdout: string): Record<string, number> {
+  const line = stdout.split("\n").find((l) => l.startsWith("Changes: "));
+  if (!line) throw new Error(`no change summary in the output:\n${stdout.slice(-2000)}`);
+  return JSON.parse(line.slice("Changes: ".length));
+}
+
+function clientFor(bootstrap: Bootstrap, baseUrl: string): KeyformClient {
+  return new KeyformClient({
+    baseUrl,
+    organizationId: bootstrap.organizationId,
+    stamper: new ApiKeyStamper({ apiPublicKey: bootstrap.apiPublicKey, apiPrivateKey: bootstrap.apiPrivateKey }),
+  });
+}
+
+/** Runs `fn` with an emulator on the main job's data folder, and the KEYFORM_* settings for it. */
+async function withEmulator<T>(fn: (client: KeyformClient, keyformEnv: Record<string, string>) => Promise<T>): Promise<T> {
+  const emulator = await startEmulator({ port: 0, dataDir, logLevel: "silent" });
+  try {
+    const b = emulator.bootstrap;
+    const keyformEnv = {
+      KEYFORM_BASE_URL: emulator.url,
+      KEYFORM_ORGANIZATION_ID: b.organizationId,
+      KEYFORM_API_PUBLIC_KEY: b.apiPublicKey,
+      KEYFORM_API_PRIVATE_KEY: b.apiPrivateKey,
+    };
+    return await fn(clientFor(b, emulator.url), keyformEnv);
+  } finally {
+    await emulator.close();
+  }
+}
+
+function runner(operation: string, keyformEnv: Record<string, string>) {
+  const out = path.join(work, `reports-${operation}-${Date.now()}`);
+  const result = spawnSync("node", ["dist/examples/gitops/runner.js", operation, "--stack", "dev", "--out", out], {
+    cwd: copy,
+    env: { ...env, ...keyformEnv },
+    encoding: "utf8",
+    timeout: 600_000,
+  });
+  const summary = JSON.parse(readFileSync(path.join(out, `${operation}.json`), "utf8"));
+  const markdown = readFileSync(path.join(out, `${operation}.md`), "utf8");
+  return { status: result.status, summary, markdown, stderr: result.stderr };
+}
+
+describe("main job: the example organization on the embedded emulator", () => {
+  beforeAll(() => {
+    work = mkdtempSync(path.join(tmpdir(), "keyform-main-"));
+    copy = path.join(work, "repo");
+    dataDir = path.join(work, "emulator");
+    cleanCopy(copy);
+    const pulumiBin = execFileSync("bash", [path.join(repoRoot, "scripts", "install-pulumi")], { encoding: "utf8" }).trim();
+    env = { ...process.env, PATH: `${pulumiBin}:${process.env.PATH}`, PULUMI_HOME: path.join(work, "pulumi-home") };
+    for (const key of Object.keys(env)) if (key.startsWith("KEYFORM_")) delete env[key];
+  });
+
+  afterAll(() => {
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("creates every declared object, then reports no changes on a second run", async () => {
+    const first = orgUp();
+    expect(first.status, first.stderr + first.stdout.slice(-3000)).toBe(0);
+    expect(first.stdout).toMatch(/keyform emulator listening on http:\/\/127\.0\.0\.1:\d+/);
+    expect(first.stdout).toContain("ciDeployerPrivateKey: [secret]");
+    expect(changesOf(first.stdout).create).toBeGreaterThanOrEqual(11);
+
+    await withEmulator(async (client) => {
+      const { users } = await client.listUsers();
+      const idOf = (name: string) => users.find((u) => u.userName === name)!.userId;
+      const { userTags } = await client.listUserTags();
+      const tagByName = new Map(userTags.map((t) => [t.tagName, t.tagId]));
+      expect([...tagByName.keys()].sort()).toEqual(expect.arrayContaining(["admins", "engineering", "treasury"]));
+      const membersOf = (tag: string) =>
+        users
+          .filter((u) => u.userTags.includes(tagByName.get(tag)!))
+          .map((u) => u.userName)
+          .sort();
+      expect(membersOf("admins")).toEqual(["alice"]);
+      expect(membersOf("engineering")).toEqual(["carol", "dave"]);
+
+      const { policies } = await client.listPolicies();
+      const names = policies.map((p) => p.policyName);
+      expect(names).toEqual(expect.arrayContaining(["Treasury signing needs admin approvals", "Nobody exports keys"]));
+      const quorum = policies.find((p) => p.policyName.startsWith("Treasury"))!;
+      expect(quorum.consensus).toContain(tagByName.get("admins"));
+
+      const deployerKeys = (await client.getApiKeys({ userId: idOf("ci-deployer") })).apiKeys;
+      expect(deployerKeys.map((k) => k.apiKeyName)).toContain("ci-deployer-dev");
+      const auditorKeys = (await client.getApiKeys({ userId: idOf("ci-auditor") })).apiKeys;
+      expect(auditorKeys.map((k) => k.credential.publicKey)).toContain(
+        "02cfaa97b92f948e541b1ba8dd830cde7eb1a87d372ad13548800bdf512248a93c",
+      );
+
+      const { organizationData } = await client.getOrganization();
+      const invited = (organizationData.invitations ?? []).map((i) => i.receiverUserName).sort();
+      expect(invited).toEqual(["erin", "frank"]);
+
+      const { smartContractInterfaces } = await client.listSmartContractInterfaces();
+      expect(smartContractInterfaces.map((s) => s.label).sort()).toEqual(["Payroll program", "USDC (ERC-20)"]);
+
+      const { enabledVaults = [] } = await client.listEarnEnabledVaults({});
+      expect(enabledVaults).toHaveLength(1);
+      expect(enabledVaults[0]!.depositsDisabled).toBe(true);
+    });
+
+    const second = orgUp();
+    expect(second.status, second.stderr).toBe(0);
+    const changes = changesOf(second.stdout);
+    expect(Object.keys(changes).filter((kind) => kind !== "same")).toEqual([]);
+  });
+
+  it("GitOps runner: preview lists exactly the changed resources and fields", async () => {
+    const stackFile = path.join(copy, "Pulumi.dev.yaml");
+    const original = readFileSync(stackFile, "utf8");
+    writeFileSync(
+      stackFile,
+      original
+        .replace("keyform-org:treasuryApprovals: 1", "keyform-org:treasuryApprovals: 2")
+        .replace("engineering: [carol, dave]", "engineering: [carol]"),
+    );
+    try {
+      await withEmulator(async (_client, keyformEnv) => {
+        const { status, summary, markdown } = runner("preview", keyformEnv);
+        expect(status).toBe(0);
+        const changed = summary.changes.map((c: { name: string; kind: string; fields: string[] }) => [c.name, c.kind, c.fields]);
+        expect(changed).toEqual([
+          ["engineering", "update", ["userIds"]],
+          ["treasury-quorum", "update", expect.arrayContaining(["consensus", "notes"])],
+        ]);
+        expect(markdown).toContain("| update in place | `treasury-quorum` |");
+      });
+    } finally {
+      writeFileSync(stackFile, original);
+    }
+  });
+
+  it("GitOps runner: drift exits with its code after an out-of-band change, and 0 after refresh", async () => {
+    await withEmulator(async (client, keyformEnv) => {
+      const clean = runner("drift", keyformEnv);
+      expect(clean.status, clean.stderr.slice(-2000)).toBe(0);
+
+      const { userTags } = await client.listUserTags();
+      const treasury = userTags.find((t) => t.tagName === "treasury")!;
+      await client.updateUserTag({ userTagId: treasury.tagId, newUserTagName: "treasury-renamed", addUserIds: [], removeUserIds: [] });
+
+      const drifted = runner("drift", keyformEnv);
+      expect(drifted.status).toBe(DRIFT_EXIT_CODE);
+      expect(drifted.summary.changes).toEqual([
+        expect.objectContaining({ name: "treasury", kind: "drift", fields: expect.arrayContaining(["userTagName"]) }),
+      ]);
+
+      // Accept the live state, then the check is clean again.
+      const refresh = spawnSync("pulumi", ["refresh", "--yes", "--stack", "dev", "--skip-preview"], {
+        cwd: copy,
+        env: {
+          ...env,
+          ...keyformEnv,
+          PULUMI_BACKEND_URL: `file://${path.join(copy, ".keyform", "state")}`,
+          PULUMI_CONFIG_PASSPHRASE: "keyform-local-dev",
+        },
+        encoding: "utf8",
+      });
+      expect(refresh.status, refresh.stderr + refresh.stdout).toBe(0);
+      expect(runner("drift", keyformEnv).status).toBe(0);
+    });
+  });
+
+  it("--destroy leaves the organization without anything the stack created", async () => {
+    const destroyed = orgUp("--destroy");
+    expect(destroyed.status, destroyed.stderr).toBe(0);
+    await withEmulator(async (client) => {
+      expect((await client.listUserTags()).userTags).toEqual([]);
+      expect((await client.listPolicies()).policies).toEqual([]);
+      expect((await client.listSmartContractInterfaces()).smartContractInterfaces).toEqual([]);
+      const { organizationData } = await client.getOrganization();
+      expect(organizationData.invitations ?? []).toEqual([]);
+      const { users } = await client.listUsers();
+      for (const bot of ["ci-deployer", "ci-auditor"]) {
+        const userId = users.find((u) => u.userName === bot)!.userId;
+        expect((await client.getApiKeys({ userId })).apiKeys).toEqual([]);
+      }
+      // Deleting an EarnWrapperState re-enables deposits: the wrapper itself is not ours to remove.
+      const { enabledVaults = [] } = await client.listEarnEnabledVaults({});
+      expect(enabledVaults[0]!.depositsDisabled).toBe(false);
+    });
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * Real engine, real emulator: what `preview` and `up` say before anything is created. Bad
+ * inputs fail with the property named and create nothing; values unknown during preview
+ * (outputs of resources still to be created) pass; missing credentials name the setting.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { KeyformClient } from "../../sdk/client/client";
+import { createInlineStack } from "../support/engine";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { changes, emulatorEnv, loadKeyform, since } from "../resources/harness/engine-harness";
+
+const keyform = loadKeyform();
+let emu: TestEmulator;
+let client: KeyformClient;
+const figures: Record<string, number> = {};
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  client = emu.client;
+});
+afterAll(async () => {
+  await emu?.stop();
+  console.log(`resources-preview-checks figures (ms): ${JSON.stringify(figures)}`);
+});
+
+async function organizationIsEmpty() {
+  expect((await client.listPolicies()).policies).toEqual([]);
+  expect((await client.listSmartContractInterfaces()).smartContractInterfaces).toEqual([]);
+  expect((await client.getOrganization()).organizationData.invitations ?? []).toEqual([]);
+  expect((await client.listUserTags()).userTags).toEqual([]);
+}
+
+describe("preview", () => {
+  it("bad inputs fail with the property named, and nothing is created", { timeout: 300_000 }, async () => {
+    const t0 = performance.now();
+    const { stack, cleanup } = await createInlineStack({
+      projectName: "kf-bad-inputs",
+      envVars: emulatorEnv(emu.emulator),
+      program: async () => {
+        new keyform.Policy("wrong-enum", { policyName: "p", effect: "EFFECT_MAYBE" });
+        new keyform.Invitation("missing-field", { receiverUserName: "A", receiverUserEmail: "a@example.com", accessType: "ACCESS_TYPE_WEB" } as never);
+        new keyform.SmartContractInterface("bad-address", { smartContractAddress: "0x1234", smartContractInterface: [], type: "ETHEREUM", label: "l" });
+      },
+    });
+    try {
+      const preview = await stack.preview().then(() => undefined, (e: Error) => e);
+      expect(preview).toBeInstanceOf(Error);
+      const text = String(preview);
+      expect(text).toMatch(/effect/);
+      expect(text).toMatch(/senderUserId is required/);
+      expect(text).toMatch(/smartContractAddress: is not an Ethereum address/);
+      const up = await stack.up().then(() => undefined, (e: Error) => e);
+      expect(String(up)).toMatch(/EFFECT_MAYBE|effect/);
+      await organizationIsEmpty();
+    } finally {
+      await cleanup();
+      figures.badInputs = since(t0);
+    }
+  });
+
+  it("values unknown at preview pass check; up then fills them in", { timeout: 300_000 }, async () => {
+    const t0 = performance.now();
+    const { stack, cleanup } = await createInlineStack({
+      projectName: "kf-unknowns",
+      envVars: emulatorEnv(emu.emulator),
+      program: async () => {
+        const tag = new keyform.UserTag("approvers", { userTagName: "approvers" });
+        const policy = new keyform.Policy("needs-approvers", {
+          policyName: tag.userTagId.apply((id) => `approvers ${id.slice(0, 8)}`),
+          effect: "EFFECT_ALLOW",
+          consensus: tag.userTagId.apply((id) => `approvers.any(user, user.tags.contains('${id}'))`),
+        });
+        const invite = new keyform.Invitation("invite", {
+          receiverUserName: "Dana",
+          receiverUserEmail: "dana@example.com",
+          receiverUserTags: [tag.userTagId],
+          accessType: "ACCESS_TYPE_API",
+          senderUserId: emu.emulator.bootstrap.userId,
+        });
+        return { policyId: policy.policyId, invitationId: invite.invitationId };
+      },
+    });
+    try {
+      expect(changes((await stack.preview()).changeSummary)).toEqual({ create: 3 });
+      const up = await stack.up();
+      expect(changes(up.summary.resourceChanges)).toEqual({ create: 3 });
+      const [tag] = (await client.listUserTags()).userTags;
+      const { policy } = await client.getPolicy({ policyId: up.outputs.policyId!.value as string });
+      expect(policy.consensus).toBe(`approvers.any(user, user.tags.contains('${tag!.tagId}'))`);
+      const [invitation] = (await client.getOrganization()).organizationData.invitations ?? [];
+      expect(invitation?.receiverUserTags).toEqual([tag!.tagId]);
+      await stack.destroy();
+      await organizationIsEmpty();
+    } finally {
+      await cleanup();
+      figures.unknowns = since(t0);
+    }
+  });
+
+  it("a missing credential fails up with the setting to set, and creates nothing", { timeout: 300_000 }, async () => {
+    const t0 = performance.now();
+    const { KEYFORM_API_PRIVATE_KEY: _omitted, ...partial } = emulatorEnv(emu.emulator);
+    const { stack, cleanup } = await createInlineStack({
+      projectName: "kf-no-key",
+      envVars: partial,
+      program: async () => {
+        new keyform.UserTag("t", { userTagName: "t" });
+      },
+    });
+    try {
+      const failure = await stack.up().then(() => undefined, (e: Error) => e);
+      expect(String(failure)).toMatch(/keyform:apiPrivateKey.*KEYFORM_API_PRIVATE_KEY/);
+      await organizationIsEmpty();
+    } finally {
+      await cleanup();
+      figures.missingCredential = since(t0);
+    }
+  });
+});

@@ -1,0 +1,29 @@
+/** Provider settings: stack config, then the environment, then the defaults. */
+import { describe, expect, it } from "vitest";
+import { MissingSettingError, requireSetting, resolveSettings, DEFAULT_BASE_URL } from "../../sdk/resources/runtime/settings";
+
+describe("resolveSettings", () => {
+  it("defaults to the hosted service", () => {
+    expect(resolveSettings(undefined, {})).toEqual({ baseUrl: DEFAULT_BASE_URL, authProxyUrl: "https://authproxy.turnkey.com" });
+  });
+
+  it("reads keyform:* config before KEYFORM_* variables; empty values count as unset", () => {
+    const config: Record<string, string> = { "keyform:baseUrl": "http://config", "keyform:organizationId": "" , "keyform:config:apiPublicKey": "02pub" };
+    const settings = resolveSettings((k) => config[k], {
+      KEYFORM_BASE_URL: "http://env",
+      KEYFORM_ORGANIZATION_ID: "org-env",
+      KEYFORM_API_PRIVATE_KEY: "priv",
+      KEYFORM_AUTH_PROXY_CONFIG_ID: "cfg",
+    });
+    expect(settings).toMatchObject({ baseUrl: "http://config", organizationId: "org-env", apiPublicKey: "02pub", apiPrivateKey: "priv", authProxyConfigId: "cfg" });
+  });
+
+  it("a missing credential names the config key (as a secret) and the environment variable", () => {
+    const settings = resolveSettings(undefined, {});
+    expect(() => requireSetting(settings, "apiPrivateKey", "UserTag: create")).toThrow(MissingSettingError);
+    expect(() => requireSetting(settings, "apiPrivateKey", "UserTag: create")).toThrow(
+      'keyform: UserTag: create needs the setting "apiPrivateKey": set it with `pulumi config set --secret keyform:apiPrivateKey <value>` or the environment variable KEYFORM_API_PRIVATE_KEY',
+    );
+    expect(() => requireSetting(settings, "organizationId", "x")).toThrow(/keyform:organizationId.*KEYFORM_ORGANIZATION_ID/);
+  });
+});
