@@ -192,19 +192,19 @@ func (h *host) Cancel(context.Context, *emptypb.Empty) (*emptypb.Empty, error) {
 
 // nodeOptions are the runtime options of Pulumi.yaml (`runtime.options`) this host honours.
 type nodeOptions struct {
-	typescript bool   // load ts-node; Pulumi's default is true, compiled projects set false
+	typescript *bool  // load ts-node; nil means "decide from the entry point"
 	tsconfig   string // tsconfig path handed to ts-node
 	nodeargs   string // extra arguments for the node process, split on whitespace
 }
 
 func parseOptions(raw map[string]any) (nodeOptions, error) {
-	opts := nodeOptions{typescript: true}
+	var opts nodeOptions
 	if v, ok := raw["typescript"]; ok {
 		b, ok := v.(bool)
 		if !ok {
 			return opts, errors.New("runtime option typescript must be a boolean")
 		}
-		opts.typescript = b
+		opts.typescript = &b
 	}
 	if v, ok := raw["tsconfig"]; ok {
 		s, ok := v.(string)
@@ -299,7 +299,7 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		"PULUMI_CONFIG="+string(config),
 		"PULUMI_CONFIG_SECRET_KEYS="+string(secretKeys),
 	)
-	if opts.typescript {
+	if useTypeScript(opts, entryPoint) {
 		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
 	}
 	if opts.tsconfig != "" {
@@ -341,6 +341,21 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	return &pulumirpc.RunResponse{
 		Error: "Problem executing program (could not run node): " + runErr.Error(),
 	}, nil
+}
+
+// useTypeScript decides whether the runner registers ts-node. Pulumi's own host defaults to yes;
+// this one defaults to "only for a .ts entry point", because keyform programs are compiled to
+// JavaScript first and ts-node would only add seconds of start-up (and the project's tsconfig).
+func useTypeScript(opts nodeOptions, entryPoint string) bool {
+	if opts.typescript != nil {
+		return *opts.typescript
+	}
+	for _, ext := range []string{".ts", ".mts", ".cts"} {
+		if strings.HasSuffix(entryPoint, ext) {
+			return true
+		}
+	}
+	return false
 }
 
 // resolveModule asks node to resolve a module from the program directory, so the program and the

@@ -7,6 +7,7 @@
 import * as path from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { startEmulator } from "../emulator/emulator";
+import type { IpAllowlistConfig } from "../emulator/handlers/ip-allowlists";
 import type { LogLevel } from "../emulator/server";
 
 const LOG_LEVELS: readonly LogLevel[] = ["silent", "fatal", "error", "warn", "info", "debug", "trace"];
@@ -15,6 +16,23 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError("expected a port number from 0 to 65535");
   return port;
+}
+
+function splitRules(value: string): string[] {
+  return value.split(",").map((rule) => rule.trim()).filter((rule) => rule !== "");
+}
+
+/** `--ip-allowlist-key <publicKey>=<rules>`, repeatable. */
+function collectKeyAllowlist(value: string, previous: IpAllowlistConfig[] = []): IpAllowlistConfig[] {
+  const at = value.indexOf("=");
+  if (at <= 0) throw new InvalidArgumentError("expected <publicKey>=<ip or cidr>[,<ip or cidr>…]");
+  return [...previous, { publicKey: value.slice(0, at), allow: splitRules(value.slice(at + 1)) }];
+}
+
+/** The IP allowlist configuration of the serve options, or undefined when none was given. */
+function ipAllowlistsOf(opts: { ipAllowlist?: string; ipAllowlistKey?: IpAllowlistConfig[]; clearIpAllowlists?: boolean }): IpAllowlistConfig[] | undefined {
+  if (opts.ipAllowlist === undefined && opts.ipAllowlistKey === undefined && opts.clearIpAllowlists !== true) return undefined;
+  return [...(opts.ipAllowlist !== undefined ? [{ allow: splitRules(opts.ipAllowlist) }] : []), ...(opts.ipAllowlistKey ?? [])];
 }
 
 /** Builds the command tree (exported for tests). */
@@ -28,9 +46,30 @@ export function buildProgram(): Command {
     .requiredOption("-d, --data <dir>", "data directory (database and bootstrap.json)")
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
-    .action(async (opts: { port: number; data: string; host: string; logLevel: LogLevel }) => {
+    .option("--fixtures <file>", "JSON file of fixture wallets and EVM transactions, loaded at start")
+    .option("--ip-allowlist <rules>", "organization-level IP allowlist of the root organization (comma-separated IPs or CIDR blocks)")
+    .option("--ip-allowlist-key <publicKey=rules>", "IP allowlist of one API key of the root organization (repeatable)", collectKeyAllowlist)
+    .option("--clear-ip-allowlists", "remove every stored IP allowlist (the --ip-allowlist* options also replace them)")
+    .action(async (opts: {
+      port: number;
+      data: string;
+      host: string;
+      logLevel: LogLevel;
+      fixtures?: string;
+      ipAllowlist?: string;
+      ipAllowlistKey?: IpAllowlistConfig[];
+      clearIpAllowlists?: boolean;
+    }) => {
       const dataDir = path.resolve(opts.data);
-      const emulator = await startEmulator({ port: opts.port, dataDir, host: opts.host, logLevel: opts.logLevel });
+      const ipAllowlists = ipAllowlistsOf(opts);
+      const emulator = await startEmulator({
+        port: opts.port,
+        dataDir,
+        host: opts.host,
+        logLevel: opts.logLevel,
+        ...(opts.fixtures !== undefined ? { fixturesFile: path.resolve(opts.fixtures) } : {}),
+        ...(ipAllowlists !== undefined ? { ipAllowlists } : {}),
+      });
       process.stdout.write(
         `keyform emulator listening on ${emulator.url} (organization ${emulator.bootstrap.organizationId}; ` +
           `credentials in ${path.join(dataDir, "bootstrap.json")})\n`,

@@ -17,6 +17,10 @@ import { validateArguments } from "./client";
 import type { RetryOptions } from "./retry";
 import { Transport, type ClientLogger } from "./transport";
 
+// The flow helpers (credential bundles, sessions, client signatures, App Proofs) travel with
+// the proxy client.
+export * from "./auth-helpers";
+
 /** Constructor options of {@link AuthProxyClient}. */
 export interface AuthProxyClientOptions {
   /** Proxy URL, e.g. `http://127.0.0.1:1234`; a trailing slash is tolerated. */

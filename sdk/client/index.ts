@@ -15,3 +15,9 @@ export * from "./activity-poller";
 export * from "./pagination";
 export * from "./client";
 export * from "./auth-proxy-client";
+export {
+  verifyWebhookSignature,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  type VerifyWebhookSignatureParams,
+} from "../crypto/webhook-signature";

@@ -12,3 +12,4 @@ export * from "./app-proofs";
 export * from "./cbor";
 export * from "./webauthn";
 export * from "./session-token";
+export * from "./webhook-signature";

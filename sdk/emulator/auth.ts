@@ -1,16 +1,18 @@
 /**
  * @module emulator/auth
  * Authenticates main-API requests (fact sheet 1.1): the `X-Stamp` header must verify over the
- * exact body bytes, and its public key must be an unexpired API key of a user of the
- * organization named in the body or of that organization's parent.
+ * exact body bytes, and its public key must be an unexpired API key (or P-256 session / OTP-auth
+ * key) of a user of the organization named in the body or of that organization's parent. An
+ * `X-Stamp-WebAuthn` passkey assertion is checked by `handlers/auth-webauthn.ts`.
  *
  * Outcomes: 401 code 16 for a missing, malformed, forged, unknown or expired credential;
  * 403 code 7 for a valid key of another organization; 404 code 5 for an organization that
  * does not exist. Messages never contain the header value.
  */
 import { verifyStamp } from "../client/verify-stamp";
-import { credentialTypeForCurve } from "../client/keys";
 import { notFound, permissionDenied, unauthenticated } from "./errors";
+import { credentialAcceptsStamp } from "./handlers/auth-common";
+import { authenticateWebAuthn } from "./handlers/auth-webauthn";
 import type { Caller } from "./handlers/types";
 import { apiKeyExpiresAtMs, type Store } from "./store";
 
@@ -31,9 +33,8 @@ function header(headers: Headers, name: string): string | undefined {
 export function authenticate(store: Store, headers: Headers, rawBody: Uint8Array, organizationId: string, nowMs: number): Caller {
   const stampHeader = header(headers, "x-stamp");
   if (stampHeader === undefined) {
-    if (header(headers, "x-stamp-webauthn") !== undefined) {
-      throw unauthenticated("X-Stamp-WebAuthn: passkey stamps are not supported by the emulator yet; stamp with an API key (X-Stamp)");
-    }
+    const webAuthn = header(headers, "x-stamp-webauthn");
+    if (webAuthn !== undefined) return authenticateWebAuthn(store, webAuthn, rawBody, organizationId);
     throw unauthenticated("missing credential: send an X-Stamp header signed with an API key");
   }
 
@@ -67,7 +68,7 @@ export function authenticate(store: Store, headers: Headers, rawBody: Uint8Array
   if (expiresAt !== undefined && nowMs >= expiresAt) {
     throw unauthenticated(`API key ${key.id} expired at ${new Date(expiresAt).toISOString()}`);
   }
-  if (key.credential_type !== credentialTypeForCurve(stamp.curve)) {
+  if (!credentialAcceptsStamp(key.credential_type, stamp.curve)) {
     throw unauthenticated(`X-Stamp scheme ${stamp.scheme} does not match the API key's credential type ${key.credential_type}`);
   }
   return { userId: key.user_id, organizationId: key.org_id, apiKeyId: key.id, publicKey: key.public_key };

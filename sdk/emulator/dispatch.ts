@@ -26,6 +26,9 @@ import type {
   QueryContext,
   SignerKey,
 } from "./handlers/types";
+import { recordAppProofs, withAppProofs } from "./handlers/auth-app-proofs";
+import { requireAuthProxyConfig } from "./handlers/auth-common";
+import { enforceIpAllowlist } from "./handlers/ip-allowlists";
 import { activityView } from "./handlers/views";
 import type { ActivityRow, Db, Store } from "./store";
 
@@ -80,10 +83,16 @@ export function fingerprintOf(raw: Uint8Array): string {
 export class Dispatcher {
   private readonly byPath = new Map<string, Entry>();
   private readonly handlers = new Map<string, AnyHandler>();
+  /**
+   * Called with each newly recorded activity after its transaction committed (webhook
+   * delivery). A listener must not throw; errors are logged and ignored.
+   */
+  readonly activityListeners: ((activity: ActivityRow) => void)[] = [];
 
   constructor(
     private readonly db: Db,
-    private readonly store: Store,
+    /** Public for the dev endpoints of the server (the OTP outbox). */
+    readonly store: Store,
     private readonly signer: SignerKey,
     private readonly log: FastifyBaseLogger,
     modules: readonly EmulatorModule[],
@@ -109,9 +118,10 @@ export class Dispatcher {
 
   /**
    * Serves `POST /public/v1/{query|submit}/<name>`.
+   * @param remoteAddress the TCP peer address, checked against the IP allowlists
    * @throws EmulatorError for every refusal
    */
-  main(family: "query" | "submit", name: string, headers: Headers, raw: Uint8Array): Reply {
+  main(family: "query" | "submit", name: string, headers: Headers, raw: Uint8Array, remoteAddress?: string): Reply {
     const entry = this.byPath.get(`/public/v1/${family}/${name}`);
     if (!entry || entry.def.kind === "authProxy") throw notFound(`unknown operation: /public/v1/${family}/${name}`);
     const nowMs = Date.now();
@@ -121,6 +131,7 @@ export class Dispatcher {
       throw invalidArgument("organizationId: required, a non-empty string");
     }
     const caller = authenticate(this.store, headers, raw, organizationId, nowMs);
+    enforceIpAllowlist(this.db, caller, organizationId, remoteAddress);
     const request = validate(entry.def.request, body) as Record<string, unknown>;
     const handler = this.handlers.get(entry.key);
     if (!handler) throw notImplemented(name);
@@ -146,7 +157,7 @@ export class Dispatcher {
     // A byte-identical resubmission (a client retry) gets the activity it already produced,
     // whatever its age: the fingerprint covers timestampMs, so this is the same request.
     const existing = this.store.activities.findByFingerprint(fingerprint);
-    if (existing) return { status: 200, body: { activity: activityView(existing) } };
+    if (existing) return { status: 200, body: { activity: withAppProofs(this.db, activityView(existing)) } };
 
     const timestampMs = Number(request.timestampMs);
     if (Math.abs(base.nowMs - timestampMs) > TIMESTAMP_WINDOW_MS) {
@@ -184,6 +195,7 @@ export class Dispatcher {
         updated_ms: base.nowMs,
       };
       this.store.activities.insert(activity);
+      if (request.generateAppProofs === true) recordAppProofs(this.db, activity);
       return activity;
     })();
     this.log.debug({ operation: def.name, activityId: row.id, organizationId: row.org_id }, "activity completed");
@@ -194,7 +206,16 @@ export class Dispatcher {
         this.log.error({ err: error, activityId: row.id }, "after-commit hook failed");
       }
     }
-    return { status: 200, body: { activity: activityView(row) } };
+    if (row.id === ctx.activityId) {
+      for (const listener of this.activityListeners) {
+        try {
+          listener(row);
+        } catch (error) {
+          this.log.error({ err: error, activityId: row.id }, "activity listener failed");
+        }
+      }
+    }
+    return { status: 200, body: { activity: withAppProofs(this.db, activityView(row)) } };
   }
 
   /**
@@ -204,6 +225,7 @@ export class Dispatcher {
   authProxy(name: string, headers: Headers, raw: Uint8Array): Reply {
     const entry = this.byPath.get(`/v1/${name}`);
     if (!entry || entry.def.kind !== "authProxy") throw notFound(`unknown operation: /v1/${name}`);
+    requireAuthProxyConfig(this.store, headers);
     const body = parseJsonObject(raw);
     const request = validate((entry.def as AuthProxyDef).request, body);
     const handler = this.handlers.get(entry.key);

@@ -6,10 +6,13 @@
 import type { AddressInfo } from "node:net";
 import { ensureBootstrap, writeBootstrapFile, type Bootstrap } from "./bootstrap";
 import { Dispatcher } from "./dispatch";
+import { loadFixtures } from "./fixtures";
+import { applyIpAllowlistConfig, type IpAllowlistConfig } from "./handlers/ip-allowlists";
 import type { EmulatorModule } from "./handlers/types";
 import { defaultModules } from "./modules";
 import { buildServer, type LogLevel } from "./server";
 import { openDatabase, Store } from "./store";
+import { WebhookDeliverer, type WebhookDeliveryOptions } from "./webhooks/deliverer";
 
 /** Options of {@link startEmulator}. */
 export interface EmulatorOptions {
@@ -23,6 +26,19 @@ export interface EmulatorOptions {
   logLevel?: LogLevel;
   /** Areas served besides the core ones (wallets, auth flows, webhooks …). */
   modules?: readonly EmulatorModule[];
+  /**
+   * JSON file of wallets with known mnemonics and EVM transactions for
+   * list_eth_transaction_history, loaded at every start (format in `fixtures.ts`).
+   */
+  fixturesFile?: string;
+  /**
+   * IP allowlists, stored in the database. When given, they replace every stored allowlist
+   * (`[]` removes them all); when absent, the stored ones (minus those removed by
+   * remove_ip_allowlist) stay in force.
+   */
+  ipAllowlists?: readonly IpAllowlistConfig[];
+  /** Retry and timeout settings of webhook deliveries. */
+  webhooks?: WebhookDeliveryOptions;
 }
 
 /** A running emulator. */
@@ -59,6 +75,10 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     let dispatcher: Dispatcher | undefined;
     const app = buildServer(() => dispatcher as Dispatcher, options.logLevel ?? "info");
     dispatcher = new Dispatcher(db, store, signer, app.log, modules);
+    if (options.ipAllowlists) applyIpAllowlistConfig(db, stored.organizationId, options.ipAllowlists);
+    if (options.fixturesFile) loadFixtures(db, signer, stored.organizationId, options.fixturesFile);
+    const deliverer = new WebhookDeliverer(db, signer, app.log, options.webhooks);
+    dispatcher.activityListeners.push((activity) => deliverer.activityCommitted(activity));
     await app.listen({ port: options.port ?? 0, host });
     const port = (app.server.address() as AddressInfo).port;
     const url = `http://${urlHost(host)}:${port}`;
@@ -72,9 +92,12 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       port,
       bootstrap,
       close: () => {
-        closing ??= app.close().then(() => {
-          db.close();
-        });
+        closing ??= app
+          .close()
+          .then(() => deliverer.close())
+          .then(() => {
+            db.close();
+          });
         return closing;
       },
     };

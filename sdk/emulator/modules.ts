@@ -5,14 +5,22 @@
  */
 import { activitiesModule } from "./handlers/activities";
 import { apiKeysModule } from "./handlers/api-keys";
+import { authModule } from "./handlers/auth-module";
 import { earnModule } from "./handlers/earn";
+import { earnWithdrawalsModule } from "./handlers/earn-withdrawals";
+import { historyModule } from "./handlers/history";
 import { invitationsModule } from "./handlers/invitations";
+import { ipAllowlistsModule } from "./handlers/ip-allowlists";
 import { createOrganizationModule } from "./handlers/organization";
 import { policiesModule } from "./handlers/policies";
+import { privateKeysModule } from "./handlers/private-keys";
+import { sessionProfilesModule } from "./handlers/session-profiles";
 import { smartContractsModule } from "./handlers/smart-contracts";
 import type { EmulatorModule } from "./handlers/types";
 import { userTagsModule } from "./handlers/user-tags";
 import { usersModule } from "./handlers/users";
+import { walletsModule } from "./handlers/wallets";
+import { webhooksModule } from "./handlers/webhooks";
 
 /** The core modules plus `extra`, in registration order. */
 export function defaultModules(extra: readonly EmulatorModule[] = []): EmulatorModule[] {
@@ -27,6 +35,14 @@ export function defaultModules(extra: readonly EmulatorModule[] = []): EmulatorM
     smartContractsModule,
     earnModule,
     activitiesModule,
+    walletsModule,
+    privateKeysModule,
+    earnWithdrawalsModule,
+    historyModule,
+    webhooksModule,
+    sessionProfilesModule,
+    ipAllowlistsModule,
+    authModule,
     ...extra,
   );
   return modules;

@@ -1,7 +1,8 @@
 /**
  * @module emulator/server
  * The HTTP face of the emulator (fastify): the main API (`/public/v1/query/*`,
- * `/public/v1/submit/*`), the auth proxy (`/v1/*`) on the same port, and `GET /health`.
+ * `/public/v1/submit/*`), the auth proxy (`/v1/*`) on the same port, `GET /health`, and the
+ * dev-only `GET /_keyform/otp-outbox?contact=…` (codes sent by otp_init).
  *
  * Bodies are kept as raw bytes (every content type): stamps and fingerprints are computed
  * over the exact bytes received. Every failure answers `{code, message, details: []}`.
@@ -9,6 +10,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { Dispatcher, Reply } from "./dispatch";
 import { EmulatorError, GrpcCode } from "./errors";
+import { otpOutbox } from "./handlers/auth-otp";
 
 /** Largest accepted request body. Smart contract interfaces go up to 400 KB of JSON text. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -49,7 +51,7 @@ export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel): F
       if (family !== "query" && family !== "submit") {
         throw new EmulatorError(GrpcCode.NOT_FOUND, `unknown path: /public/v1/${family}/${name}`);
       }
-      return dispatcher().main(family, name, req.headers, rawBody(req.body));
+      return dispatcher().main(family, name, req.headers, rawBody(req.body), req.ip);
     });
   });
 
@@ -58,6 +60,11 @@ export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel): F
   );
 
   app.get("/health", (_req, reply) => reply.send({ status: "ok" }));
+
+  // Dev-only: the codes otp_init "sent" (the emulator delivers no e-mail or SMS).
+  app.get<{ Querystring: { contact?: string; limit?: string } }>("/_keyform/otp-outbox", (req, reply) =>
+    send(reply, () => ({ status: 200, body: otpOutbox(dispatcher().store, req.query) })),
+  );
 
   app.setNotFoundHandler((req, reply) => {
     const error = new EmulatorError(GrpcCode.NOT_FOUND, `unknown path: ${req.method} ${req.url.split("?")[0]}`);

@@ -1,33 +1,20 @@
 /**
- * The client against the real emulator (when it is built): stamps accepted, activities run,
- * queries parsed by the same schemas, errors typed. Skipped while the emulator is not ready.
+ * The client against the real emulator: stamps accepted, activities run, queries parsed by
+ * the same schemas, errors typed.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStamper, AuthenticationError, generateApiKeyPair, KeyformClient, NotFoundError } from "../../sdk/client";
+import { startEmulator, type RunningEmulator } from "../../sdk/emulator";
 
-interface Running {
-  url: string;
-  bootstrap: { organizationId: string; apiPublicKey: string; apiPrivateKey: string };
-  close(): Promise<void>;
-}
-
-let emulator: Running | undefined;
+let emulator: RunningEmulator | undefined;
 let dataDir: string | undefined;
-let unavailable: string | undefined;
 
 beforeAll(async () => {
-  try {
-    const module = (await import("../../sdk/emulator")) as {
-      startEmulator(options: { port: number; dataDir: string; logLevel?: string }): Promise<Running>;
-    };
-    dataDir = mkdtempSync(join(tmpdir(), "keyform-client-"));
-    emulator = await module.startEmulator({ port: 0, dataDir, logLevel: "silent" });
-  } catch (error) {
-    unavailable = error instanceof Error ? error.message : String(error);
-  }
+  dataDir = mkdtempSync(join(tmpdir(), "keyform-client-"));
+  emulator = await startEmulator({ port: 0, dataDir, logLevel: "silent" });
 });
 
 afterAll(async () => {
@@ -45,8 +32,7 @@ function client(stamper?: ApiKeyStamper) {
 }
 
 describe("client against the emulator", () => {
-  it("creates a user tag, lists it, and reads its activity", async (ctx) => {
-    if (!emulator) return ctx.skip(`emulator not available: ${unavailable}`);
+  it("creates a user tag, lists it, and reads its activity", async () => {
     const c = client();
     const created = await c.createUserTag({ userTagName: `ops-${Date.now()}`, userIds: [] });
     const { userTags } = await c.listUserTags();
@@ -58,8 +44,7 @@ describe("client against the emulator", () => {
     expect(activity.fingerprint).toBe(raw.fingerprint);
   });
 
-  it("maps the emulator's errors to typed errors", async (ctx) => {
-    if (!emulator) return ctx.skip(`emulator not available: ${unavailable}`);
+  it("maps the emulator's errors to typed errors", async () => {
     await expect(client().getActivity({ activityId: "00000000-0000-4000-8000-00000000dead" })).rejects.toBeInstanceOf(NotFoundError);
     const stranger = generateApiKeyPair();
     await expect(

@@ -70,10 +70,10 @@ describe("authentication", () => {
     expect(res.body.message).toMatch(/X-Stamp/);
   });
 
-  it("answers a clear 401 for WebAuthn stamps", async () => {
+  it("answers a clear 401 for malformed WebAuthn stamps", async () => {
     const res = await post(url, WHOAMI, { organizationId: orgId }, null, { "X-Stamp-WebAuthn": "{}" });
     expect(res).toMatchObject({ status: 401, body: { code: 16 } });
-    expect(res.body.message).toMatch(/X-Stamp-WebAuthn.*not supported/);
+    expect(res.body.message).toMatch(/X-Stamp-WebAuthn.*authenticatorData/);
   });
 
   it.each([

@@ -73,7 +73,7 @@ describe("Invitation", () => {
       const invitations = async () => (await client.getOrganization()).organizationData.invitations ?? [];
 
       let up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ create: 1 });
+      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 1 });
       const invitationId = up.outputs.invitationId!.value as string;
       expect(up.outputs.status!.value).toBe("INVITATION_STATUS_CREATED");
       expect((await invitations()).find((i) => i.invitationId === invitationId)?.receiverEmail).toBe("alice@example.com");
@@ -111,7 +111,7 @@ describe("Invitation", () => {
       expect(up.outputs.adoptedId!.value).toBe(invitationIds[0]);
 
       const destroyed = await stack.destroy();
-      expect(changes(destroyed.summary.resourceChanges)).toEqual({ delete: 2 });
+      expect(changes(destroyed.summary.resourceChanges, { stack: true })).toEqual({ delete: 2 });
       expect(await invitations()).toEqual([]);
     } finally {
       await cleanup();
@@ -138,7 +138,7 @@ describe("SmartContractInterface", () => {
       const all = async () => (await client.listSmartContractInterfaces()).smartContractInterfaces;
 
       let up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ create: 1 });
+      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 1 });
       const sciId = up.outputs.sciId!.value as string;
       expect(JSON.parse((await all()).find((s) => s.smartContractInterfaceId === sciId)!.smartContractInterface)).toEqual(ERC20_ABI);
 
@@ -174,7 +174,7 @@ describe("SmartContractInterface", () => {
       expect(changes((await stack.preview()).changeSummary)).toEqual({});
 
       const destroyed = await stack.destroy();
-      expect(changes(destroyed.summary.resourceChanges)).toEqual({ delete: 2 });
+      expect(changes(destroyed.summary.resourceChanges, { stack: true })).toEqual({ delete: 2 });
       expect(await all()).toEqual([]);
     } finally {
       await cleanup();
@@ -200,7 +200,7 @@ describe("EarnWrapperState", () => {
         (await client.listEarnEnabledVaults()).enabledVaults!.find((v) => v.wrapperAddress === address)!.depositsDisabled;
 
       let up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ create: 1 });
+      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 1 });
       expect(await disabled(wrapperAddress)).toBe(true);
 
       expect(changes((await stack.preview()).changeSummary)).toEqual({});
@@ -228,7 +228,7 @@ describe("EarnWrapperState", () => {
       // (wrappers cannot be deleted or adopted by id: create always takes over the existing wrapper)
 
       const destroyed = await stack.destroy();
-      expect(changes(destroyed.summary.resourceChanges)).toEqual({ delete: 1 });
+      expect(changes(destroyed.summary.resourceChanges, { stack: true })).toEqual({ delete: 1 });
       expect(await disabled(otherWrapper)).toBe(false);
       expect(await keyformResources(stack)).toEqual([]);
     } finally {

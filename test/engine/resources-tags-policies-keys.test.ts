@@ -11,7 +11,7 @@ import type { KeyformClient } from "../../sdk/client/client";
 import { generateApiKeyPair } from "../../sdk/client/keys";
 import { createInlineStack } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { changes, emulatorEnv, keyformResources, loadKeyform, since, stateOf } from "../resources/harness/engine-harness";
+import { changes, emulatorEnv, keyformResources, loadKeyform, since, stateOf, storedState } from "../resources/harness/engine-harness";
 
 const keyform = loadKeyform();
 const LIFECYCLE_TIMEOUT = 600_000;
@@ -71,7 +71,7 @@ describe("UserTag", () => {
 
       // up creates it
       let up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ create: 1 });
+      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 1 });
       const tagId = up.outputs.tagId!.value as string;
       expect((await tags()).find((t) => t.tagId === tagId)?.tagName).toBe("platform");
       expect(await members(tagId)).toEqual([rootUserId]);
@@ -117,7 +117,7 @@ describe("UserTag", () => {
 
       // destroy leaves nothing
       const destroyed = await stack.destroy();
-      expect(changes(destroyed.summary.resourceChanges)).toEqual({ delete: 2 });
+      expect(changes(destroyed.summary.resourceChanges, { stack: true })).toEqual({ delete: 2 });
       expect(await tags()).toEqual([]);
       expect(await keyformResources(stack)).toEqual([]);
     } finally {
@@ -145,7 +145,7 @@ describe("Policy", () => {
       const live = async (policyId: string) => (await client.getPolicy({ policyId })).policy;
 
       let up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ create: 1 });
+      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 1 });
       const policyId = up.outputs.policyId!.value as string;
       expect(await live(policyId)).toMatchObject({ policyName: "deny exports", effect: "EFFECT_DENY", notes: "v1" });
 
@@ -181,7 +181,7 @@ describe("Policy", () => {
       expect(await live(handMade)).toMatchObject({ effect: "EFFECT_DENY", notes: "adopted" });
 
       const destroyed = await stack.destroy();
-      expect(changes(destroyed.summary.resourceChanges)).toEqual({ delete: 2 });
+      expect(changes(destroyed.summary.resourceChanges, { stack: true })).toEqual({ delete: 2 });
       expect((await client.listPolicies()).policies).toEqual([]);
     } finally {
       await cleanup();
@@ -213,22 +213,21 @@ describe("ApiKey", () => {
       const keysOf = async () => (await client.getApiKeys({ userId: botUserId })).apiKeys;
 
       let up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ create: 1 });
+      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 1 });
       const apiKeyId = up.outputs.apiKeyId!.value as string;
       const privateKey = up.outputs.privateKey!.value as string;
       expect(up.outputs.privateKey!.secret).toBe(true);
       expect(privateKey).toMatch(/^[0-9a-f]{64}$/);
       expect((await keysOf()).find((k) => k.apiKeyId === apiKeyId)?.credential.publicKey).toBe(up.outputs.publicKey!.value);
 
-      // The state holds the private key only as ciphertext, and no credential at all.
-      const scan = async () => {
-        const text = JSON.stringify(await stack.exportStack());
-        expect(text).not.toContain(privateKey);
-        expect(text).not.toContain(emu.emulator.bootstrap.apiPrivateKey);
-        const outputs = (await stateOf(stack, "key"))?.outputs as Record<string, unknown>;
-        expect(outputs.privateKey).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" });
+      // The state at rest holds the private key only as ciphertext, and no credential at all.
+      const scan = async (keys: string[]) => {
+        const stored = storedState(stack);
+        expect(stored.length).toBeGreaterThan(1000);
+        for (const key of [...keys, emu.emulator.bootstrap.apiPrivateKey]) expect(stored).not.toContain(key);
+        expect(stored).toMatch(/"privateKey":\s*\{\s*"4dabf18193072939515e22adb298388d":\s*"1b47061264138c4ac30d75fd1eb44270",\s*"ciphertext"/);
       };
-      await scan();
+      await scan([privateKey]);
 
       expect(changes((await stack.preview()).changeSummary)).toEqual({});
 
@@ -241,9 +240,10 @@ describe("ApiKey", () => {
       expect((await keysOf()).map((k) => k.apiKeyName).sort()).toEqual(["anchor", "ci-2"]);
 
       // refresh keeps the private key, still secret
+      const secondKey = up.outputs.privateKey!.value as string;
       await stack.refresh();
-      expect((await stack.outputs()).privateKey).toMatchObject({ secret: true });
-      expect(JSON.stringify(await stack.exportStack())).not.toContain((await stack.outputs()).privateKey!.value as string);
+      expect((await stack.outputs()).privateKey).toMatchObject({ secret: true, value: secondKey });
+      await scan([privateKey, secondKey]);
 
       // the service has no update for keys, so the only out-of-band change is a deletion
       await client.deleteApiKeys({ userId: botUserId, apiKeyIds: [replacedId] });
@@ -260,10 +260,10 @@ describe("ApiKey", () => {
       up = await stack.up();
       expect(changes(up.summary.resourceChanges)).toEqual({ create: 1 });
       expect(up.outputs.adoptedId!.value).toBe(apiKeyIds[0]);
-      await scan();
+      await scan([privateKey, secondKey, up.outputs.privateKey!.value as string]);
 
       const destroyed = await stack.destroy();
-      expect(changes(destroyed.summary.resourceChanges)).toEqual({ delete: 2 });
+      expect(changes(destroyed.summary.resourceChanges, { stack: true })).toEqual({ delete: 2 });
       expect((await keysOf()).map((k) => k.apiKeyName)).toEqual(["anchor"]);
     } finally {
       await cleanup();

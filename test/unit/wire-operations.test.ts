@@ -61,6 +61,8 @@ const examples: Record<keyof typeof operations, Record<string, unknown>> = {
     invalidateExisting: true,
     organizationId: ORG,
   },
+  otpInit: { otpType: "OTP_TYPE_EMAIL", contact: "alice@example.com" },
+  otpVerify: { otpId: "7d1e5c2a-9b3f-4a6e-8c0d-1f2e3a4b5c6d", otpCode: "482913", publicKey: P256_PUBLIC_KEY },
   // Spec 4.3
   listEthTransactionHistory: {
     organizationId: ORG,
@@ -177,6 +179,9 @@ const examples: Record<keyof typeof operations, Record<string, unknown>> = {
   createPrivateKeys: {
     privateKeys: [{ privateKeyName: "hot-key", curve: "CURVE_SECP256K1", privateKeyTags: [], addressFormats: ["ADDRESS_FORMAT_ETHEREUM"] }],
   },
+  exportPrivateKey: { privateKeyId: "a7c9e1b3-d5f7-4a9c-8e1b-3d5f7a9c1e3b", targetPublicKey: "04" + "cd".repeat(64) },
+  getPrivateKey: { organizationId: ORG, privateKeyId: "a7c9e1b3-d5f7-4a9c-8e1b-3d5f7a9c1e3b" },
+  listPrivateKeys: { organizationId: ORG },
   createWebhookEndpoint: {
     url: "https://hooks.example.com/keyform",
     name: "activity feed",

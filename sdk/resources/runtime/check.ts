@@ -40,11 +40,13 @@ export function schemaFailures(
   return dedupe(failures);
 }
 
+// The engine shows a failure as "property <name> value {<value>} has a problem: <reason>", so
+// reasons do not repeat the property name, except where the sentence needs it.
 function reasonOf(property: string, issue: z.core.$ZodIssue): string {
   if (issue.code === "invalid_type" && (issue as { input?: unknown }).input === undefined) {
     return `${property} is required`;
   }
-  return `${property}: ${issue.message}`;
+  return issue.message;
 }
 
 /** Keeps the first failure of each (property, reason) pair. */
@@ -67,7 +69,7 @@ export function rule(
 ): CheckFailure[] {
   const value = inputs[property];
   if (containsUnknown(value) || ok(value)) return [];
-  return [{ property, reason: `${property}: ${reason}` }];
+  return [{ property, reason }];
 }
 
 /** True for a string that is not empty. */

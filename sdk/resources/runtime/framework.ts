@@ -188,7 +188,8 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         ...rule(base, "importId", (v) => v === undefined || (typeof v === "string" && v.length > 0), "must be a non-empty string"),
         ...spec.validate(inputs),
       ]);
-      return { inputs, failures };
+      // The host turns the result into a protobuf Struct, which has no `undefined`.
+      return { inputs: compact(inputs as unknown as Record<string, unknown>), failures };
     },
 
     async diff(_id, olds, news) {

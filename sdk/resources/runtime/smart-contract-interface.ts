@@ -127,7 +127,7 @@ export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceStat
           notes,
         }),
         record,
-      ).map((f) => (f.property === "type" && !f.reason.endsWith("required") ? { property: "type", reason: `type: must be "ETHEREUM" or "SOLANA"` } : f)),
+      ).map((f) => (f.property === "type" && !f.reason.endsWith("required") ? { property: "type", reason: `must be "ETHEREUM" or "SOLANA"` } : f)),
       ...rule(record, "smartContractInterface", (v) => v === undefined || isJsonText(v), "must be JSON text or an object (an ABI or IDL)"),
       ...rule(record, "smartContractInterface", (v) => typeof v !== "string" || Buffer.byteLength(v) <= MAX_INTERFACE_BYTES, `must be at most ${MAX_INTERFACE_BYTES} bytes`),
     ];

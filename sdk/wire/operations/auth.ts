@@ -27,6 +27,12 @@ export const signupV2 = defineAuthProxy("signup_v2", {
     oauthProviders: z.array(OauthProviderParams),
     wallet: opt(WalletParams),
     clientSignature: opt(ClientSignature),
+    /**
+     * Not in the service's sign-up body: asks the emulator for `appProofs` (one policy-outcome
+     * proof for the sign-up and one address-derivation proof per wallet account), as
+     * `generateAppProofs` does for activities.
+     */
+    generateAppProofs: opt(z.boolean()),
   }),
   response: z.object({
     organizationId: z.string(),
@@ -81,4 +87,43 @@ export const otpAuth = defineActivity("otp_auth", {
   }),
 });
 
-export const authOperations = { signupV2, otpLoginV2, otpAuth };
+/** How a one-time code is delivered (`otpType` of otp_init). */
+export const OtpType = z.enum(["OTP_TYPE_EMAIL", "OTP_TYPE_SMS"]);
+export type OtpType = z.infer<typeof OtpType>;
+
+/**
+ * `POST {auth_url}/v1/otp_init` (fact sheet 8; `ProxyTInitOtpBody`): sends a one-time code to
+ * an e-mail address or phone number.
+ */
+export const otpInit = defineAuthProxy("otp_init", {
+  request: z.object({
+    otpType: OtpType,
+    /** The e-mail address or E.164 phone number the code goes to. */
+    contact: Id,
+    /** Customisation of the e-mail; accepted and ignored by the emulator. */
+    emailCustomization: opt(z.record(z.string(), z.unknown())),
+  }),
+  response: z.object({
+    /** Identifies this OTP in otp_verify and otp_auth. */
+    otpId: z.string(),
+  }),
+});
+
+/**
+ * `POST {auth_url}/v1/otp_verify` (`ProxyTVerifyOtpBody`): exchanges the code for a signed
+ * verification token.
+ */
+export const otpVerify = defineAuthProxy("otp_verify", {
+  request: z.object({
+    otpId: Id,
+    otpCode: Id,
+    /** Client key bound into the token; otp_login_v2's clientSignature must be made with it. */
+    publicKey: optId(),
+  }),
+  response: z.object({
+    /** Signed token holding id, expiry, verification type, contact and the bound public key. */
+    verificationToken: z.string(),
+  }),
+});
+
+export const authOperations = { signupV2, otpInit, otpVerify, otpLoginV2, otpAuth };

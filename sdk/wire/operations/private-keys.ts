@@ -4,7 +4,7 @@
  * `v1PrivateKey` of the official types for create and the record).
  */
 import { z } from "zod";
-import { defineActivity } from "../define";
+import { defineActivity, defineQuery } from "../define";
 import { AddressFormat, Curve } from "../enums";
 import { Id, opt, Timestamp } from "../shared";
 
@@ -59,4 +59,32 @@ export const deletePrivateKeys = defineActivity("delete_private_keys", {
   result: z.object({ privateKeyIds: z.array(z.string()) }),
 });
 
-export const privateKeyOperations = { createPrivateKeys, deletePrivateKeys };
+/**
+ * Fact sheet extra (`v1ExportPrivateKeyIntent`): the private key, HPKE-encrypted to
+ * `targetPublicKey` in an export bundle; marks the key exported.
+ */
+export const exportPrivateKey = defineActivity("export_private_key", {
+  type: "ACTIVITY_TYPE_EXPORT_PRIVATE_KEY",
+  intentKey: "exportPrivateKeyIntent",
+  resultKey: "exportPrivateKeyResult",
+  parameters: z.object({
+    privateKeyId: Id,
+    /** Client public key the export bundle is encrypted to. */
+    targetPublicKey: Id,
+  }),
+  result: z.object({ privateKeyId: z.string(), exportBundle: z.string() }),
+});
+
+/** Fact sheet extra: one private key record. */
+export const getPrivateKey = defineQuery("get_private_key", {
+  request: z.object({ organizationId: Id, privateKeyId: Id }),
+  response: z.object({ privateKey: PrivateKey }),
+});
+
+/** Fact sheet extra: every private key of the organization (not paginated). */
+export const listPrivateKeys = defineQuery("list_private_keys", {
+  request: z.object({ organizationId: Id }),
+  response: z.object({ privateKeys: z.array(PrivateKey) }),
+});
+
+export const privateKeyOperations = { createPrivateKeys, deletePrivateKeys, exportPrivateKey, getPrivateKey, listPrivateKeys };

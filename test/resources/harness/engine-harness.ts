@@ -3,9 +3,10 @@
  * require (the closure serializer needs real CommonJS), the settings of an emulator as
  * KEYFORM_* variables, and readers for up summaries and exported state.
  */
+import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
-import type { Stack } from "@pulumi/pulumi/automation";
+import type { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import type { RunningEmulator } from "../../../sdk/emulator";
 
 const requireCjs = createRequire(path.join(__dirname, "../../../package.json"));
@@ -31,10 +32,20 @@ export function emulatorEnv(emulator: RunningEmulator): Record<string, string> {
   };
 }
 
-/** The operation counts of an up/preview/refresh/destroy summary, without `same`. */
-export function changes(summary: Record<string, number | undefined> | undefined): Record<string, number> {
+/**
+ * The operation counts of an up/preview/refresh/destroy summary, without `same`. The stack
+ * resource itself (`pulumi:pulumi:Stack`) is created by the first up and deleted by destroy;
+ * pass `stack: true` there to leave it out of the counts.
+ */
+export function changes(summary: Record<string, number | undefined> | undefined, options: { stack?: boolean } = {}): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [op, n] of Object.entries(summary ?? {})) if (op !== "same" && n) out[op] = n;
+  if (options.stack) {
+    for (const op of ["create", "delete"]) {
+      if (out[op]) out[op] -= 1;
+      if (out[op] === 0) delete out[op];
+    }
+  }
   return out;
 }
 
@@ -62,4 +73,26 @@ export async function stateOf(stack: Stack, name: string): Promise<StateResource
 /** Milliseconds since `start`, rounded, for the figures of the report. */
 export function since(start: number): number {
   return Math.round(performance.now() - start);
+}
+
+/**
+ * The stack's state as stored at rest: every file of its `file://` backend, concatenated.
+ * (`stack.exportStack()` decrypts secrets, so it cannot show what is stored.)
+ */
+export function storedState(stack: Stack): string {
+  const url = (stack.workspace as LocalWorkspace).envVars.PULUMI_BACKEND_URL;
+  if (!url?.startsWith("file://")) throw new Error(`not a file backend: ${String(url)}`);
+  const texts: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else texts.push(fs.readFileSync(full, "utf8"));
+    }
+  };
+  walk(url.slice("file://".length));
+  // The stack's config file (Pulumi.<stack>.yaml) holds secret config, encrypted.
+  const configFile = path.join(stack.workspace.workDir, `Pulumi.${stack.name}.yaml`);
+  if (fs.existsSync(configFile)) texts.push(fs.readFileSync(configFile, "utf8"));
+  return texts.join("\n");
 }

@@ -1,0 +1,172 @@
+/**
+ * @module emulator/handlers/wallets
+ * HD wallets (spec 2.3, 4.3 list_wallet_accounts, 4.4 export_wallet_account; fact sheet
+ * 3.12): create_wallet, create_wallet_accounts, get_wallets, get_wallet, list_wallet_accounts
+ * and export_wallet_account, plus the `wallets` of get_organization.
+ *
+ * Accounts are derived for real (BIP-32 / SLIP-10 from the wallet's BIP-39 mnemonic, see
+ * `sdk/emulator/wallets`); an export re-derives the private key and seals it in an HPKE
+ * export bundle signed by the emulator's signing key.
+ */
+import { hexToBytes } from "@noble/hashes/utils";
+import { encryptExportBundle } from "../../crypto/bundles";
+import type { Wallet, WalletAccount } from "../../wire/operations/wallets";
+import { invalidArgument, notFound } from "../errors";
+import { timestampOf } from "../store";
+import {
+  addWalletAccounts,
+  createWalletWithAccounts,
+  rethrowDerivation,
+  WALLET_MIGRATIONS,
+  walletSeed,
+  walletStoreOf,
+  type WalletAccountRow,
+  type WalletRow,
+} from "../store/wallets";
+import { caip2PrefixFor, deriveAccount } from "../wallets";
+import type { EmulatorModule, QueryContext } from "./types";
+
+const DEFAULT_PAGE_SIZE = 10;
+
+/** `walletDetails` / `v1Wallet` of a stored wallet. */
+export function walletView(row: WalletRow): Wallet {
+  return {
+    walletId: row.id,
+    walletName: row.name,
+    createdAt: timestampOf(row.created_ms),
+    updatedAt: timestampOf(row.updated_ms),
+    exported: row.exported === 1,
+    imported: row.imported === 1,
+  };
+}
+
+/** A wallet account record (spec 2.3). */
+export function walletAccountView(row: WalletAccountRow, wallet?: WalletRow): WalletAccount {
+  const view: WalletAccount = {
+    walletAccountId: row.id,
+    organizationId: row.org_id,
+    walletId: row.wallet_id,
+    curve: row.curve,
+    pathFormat: row.path_format,
+    path: row.path,
+    addressFormat: row.address_format,
+    address: row.address,
+    createdAt: timestampOf(row.created_ms),
+    updatedAt: timestampOf(row.updated_ms),
+    publicKey: row.public_key,
+  };
+  if (wallet) view.walletDetails = walletView(wallet);
+  if (row.name !== null) view.name = row.name;
+  const caip2Prefix = caip2PrefixFor(row.address_format);
+  if (caip2Prefix !== undefined) view.caip2Prefix = caip2Prefix;
+  return view;
+}
+
+function requireWallet(ctx: QueryContext, walletId: string, field: string): WalletRow {
+  const wallet = walletStoreOf(ctx.db).getWallet(ctx.organizationId, walletId);
+  if (!wallet) throw notFound(`${field}: no wallet with id ${walletId} in organization ${ctx.organizationId}`);
+  return wallet;
+}
+
+/**
+ * The wallet account with on-chain address `address` in the organization, if any (the first
+ * created when several accounts share an address).
+ */
+export function findWalletAccountByAddress(ctx: QueryContext, address: string): WalletAccountRow | undefined {
+  return walletStoreOf(ctx.db).findByAddress(ctx.organizationId, address)[0];
+}
+
+export const walletsModule: EmulatorModule = {
+  name: "wallets",
+  migrations: WALLET_MIGRATIONS,
+  setup: () => ({
+    createWallet(ctx, p) {
+      return createWalletWithAccounts(ctx, {
+        organizationId: ctx.organizationId,
+        walletName: p.walletName,
+        mnemonicLength: p.mnemonicLength,
+        accounts: p.accounts,
+      });
+    },
+
+    createWalletAccounts(ctx, p) {
+      const wallet = requireWallet(ctx, p.walletId, "walletId");
+      let seed: Uint8Array;
+      try {
+        seed = walletSeed(ctx, wallet);
+      } catch (error) {
+        rethrowDerivation(error, "walletId.");
+      }
+      const addresses = addWalletAccounts(ctx, wallet, seed, p.accounts);
+      walletStoreOf(ctx.db).touchWallet(wallet.id, ctx.nowMs);
+      return { addresses };
+    },
+
+    getWallets(ctx) {
+      return { wallets: walletStoreOf(ctx.db).listWallets(ctx.organizationId).map(walletView) };
+    },
+
+    getWallet(ctx, req) {
+      return { wallet: walletView(requireWallet(ctx, req.walletId, "walletId")) };
+    },
+
+    listWalletAccounts(ctx, req) {
+      const store = walletStoreOf(ctx.db);
+      if (req.walletId !== undefined) requireWallet(ctx, req.walletId, "walletId");
+      const page = req.paginationOptions;
+      const cursor = (id: string | undefined, field: "after" | "before"): number | undefined => {
+        if (id === undefined) return undefined;
+        const row = store.getAccount(ctx.organizationId, id);
+        if (!row || (req.walletId !== undefined && row.wallet_id !== req.walletId)) {
+          throw invalidArgument(
+            `paginationOptions.${field}: no wallet account with id ${id} in ${req.walletId !== undefined ? `wallet ${req.walletId}` : `organization ${ctx.organizationId}`}`,
+          );
+        }
+        return row.seq;
+      };
+      const rows = store.listAccounts(ctx.organizationId, {
+        walletId: req.walletId,
+        limit: page?.limit !== undefined ? Number(page.limit) : DEFAULT_PAGE_SIZE,
+        afterSeq: cursor(page?.after, "after"),
+        beforeSeq: cursor(page?.before, "before"),
+      });
+      const wallets = new Map<string, WalletRow | undefined>();
+      const walletOf = (id: string): WalletRow | undefined => {
+        if (!wallets.has(id)) wallets.set(id, store.getWallet(ctx.organizationId, id));
+        return wallets.get(id);
+      };
+      return { accounts: rows.map((row) => walletAccountView(row, req.includeWalletDetails ? walletOf(row.wallet_id) : undefined)) };
+    },
+
+    exportWalletAccount(ctx, p) {
+      const store = walletStoreOf(ctx.db);
+      const account = findWalletAccountByAddress(ctx, p.address);
+      if (!account) throw notFound(`address: no wallet account with address ${p.address} in organization ${ctx.organizationId}`);
+      const wallet = store.getWallet(ctx.organizationId, account.wallet_id) as WalletRow;
+      const derived = deriveAccount({
+        curve: account.curve,
+        pathFormat: account.path_format,
+        path: account.path,
+        addressFormat: account.address_format,
+        seed: walletSeed(ctx, wallet),
+      });
+      let exportBundle: string;
+      try {
+        exportBundle = encryptExportBundle({
+          plaintext: hexToBytes(derived.privateKey),
+          targetPublicKeyHex: p.targetPublicKey,
+          organizationId: ctx.organizationId,
+          signerPrivateKeyHex: ctx.signer.privateKey,
+        });
+      } catch {
+        throw invalidArgument("targetPublicKey: expected a P-256 public key, hex (compressed or uncompressed)");
+      }
+      store.markExported(wallet.id, ctx.nowMs);
+      return { address: account.address, exportBundle };
+    },
+  }),
+
+  organizationData(ctx) {
+    return { wallets: walletStoreOf(ctx.db).listWallets(ctx.organizationId).map(walletView) };
+  },
+};

@@ -1,0 +1,183 @@
+/**
+ * @module emulator/webhooks/deliverer
+ * Delivers `ACTIVITY_UPDATES` events to webhook endpoints, after the activity's transaction
+ * committed (never inside it: a slow receiver cannot hold the database).
+ *
+ * Who receives an event: every active endpoint of the activity's organization with an active
+ * `ACTIVITY_UPDATES` subscription whose filter (if any) matches. Filter keys understood:
+ * `type` and `status` (a string or an array of strings, matched against the activity's
+ * `type` and `status`); other keys are ignored.
+ *
+ * Each delivery is a `POST` of the JSON event (see {@link WebhookEvent}) with headers
+ * `X-Keyform-Event-Id`, `X-Keyform-Event-Type`, `X-Keyform-Delivery-Attempt`,
+ * `X-Keyform-Timestamp` and `X-Keyform-Signature` (`crypto/webhook-signature.ts`). A non-2xx
+ * answer, a network error or a timeout is retried with exponential backoff (base × 2^(n-1),
+ * capped, with ±20 % jitter) up to `maxAttempts` attempts in all; then the event is dropped and
+ * logged. Deliveries are in memory: retries still pending when the emulator stops are lost.
+ */
+import { randomUUID } from "node:crypto";
+import type { FastifyBaseLogger } from "fastify";
+import type { Activity } from "../../wire/activity";
+import { signWebhookPayload } from "../../crypto/webhook-signature";
+import type { SignerKey } from "../handlers/types";
+import { activityView } from "../handlers/views";
+import type { ActivityRow, Db } from "../store";
+import { webhookStoreOf } from "../store/webhooks";
+
+/** The event type the emulator emits. */
+export const ACTIVITY_UPDATES = "ACTIVITY_UPDATES";
+
+/** Body of a delivery. */
+export interface WebhookEvent {
+  /** Unique per event; the same in every retry of it. */
+  eventId: string;
+  eventType: typeof ACTIVITY_UPDATES;
+  organizationId: string;
+  endpointId: string;
+  /** When the event was created, RFC 3339. */
+  createdAt: string;
+  data: { activity: Activity };
+}
+
+/** Retry and timeout settings of deliveries. */
+export interface WebhookDeliveryOptions {
+  /** Attempts in all (first try included); default 6. */
+  maxAttempts?: number;
+  /** Delay before the first retry; default 1000 ms. */
+  baseDelayMs?: number;
+  /** Cap of a retry delay; default 60 000 ms. */
+  maxDelayMs?: number;
+  /** Per attempt; default 10 000 ms. */
+  timeoutMs?: number;
+}
+
+function matchesFilter(filtersJson: string | null, activity: ActivityRow): boolean {
+  if (filtersJson === null) return true;
+  let filter: unknown;
+  try {
+    filter = JSON.parse(filtersJson);
+  } catch {
+    return true;
+  }
+  if (typeof filter !== "object" || filter === null) return true;
+  const test = (wanted: unknown, actual: string): boolean => {
+    if (wanted === undefined) return true;
+    if (typeof wanted === "string") return wanted === actual;
+    return Array.isArray(wanted) ? wanted.length === 0 || wanted.includes(actual) : true;
+  };
+  const f = filter as { type?: unknown; status?: unknown };
+  return test(f.type, activity.type) && test(f.status, activity.status);
+}
+
+/** Sends events to endpoints and retries failures; one per running emulator. */
+export class WebhookDeliverer {
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly inFlight = new Set<AbortController>();
+  private readonly pending = new Set<Promise<void>>();
+  private closed = false;
+  private readonly maxAttempts: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly signer: SignerKey,
+    private readonly log: FastifyBaseLogger,
+    options: WebhookDeliveryOptions = {},
+  ) {
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? 6);
+    this.baseDelayMs = options.baseDelayMs ?? 1000;
+    this.maxDelayMs = options.maxDelayMs ?? 60_000;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  /** Queues the `ACTIVITY_UPDATES` events of a committed activity. Never throws. */
+  activityCommitted(row: ActivityRow): void {
+    if (this.closed) return;
+    const store = webhookStoreOf(this.db);
+    for (const endpoint of store.list(row.org_id)) {
+      if (endpoint.is_active !== 1) continue;
+      const subscribed = store
+        .subscriptions(endpoint.id)
+        .some((s) => s.event_type === ACTIVITY_UPDATES && s.is_active === 1 && matchesFilter(s.filters_json, row));
+      if (!subscribed) continue;
+      const event: WebhookEvent = {
+        eventId: randomUUID(),
+        eventType: ACTIVITY_UPDATES,
+        organizationId: row.org_id,
+        endpointId: endpoint.id,
+        createdAt: new Date().toISOString(),
+        data: { activity: activityView(row) },
+      };
+      this.attempt(endpoint.url, event, JSON.stringify(event), 1);
+    }
+  }
+
+  private attempt(url: string, event: WebhookEvent, body: string, attempt: number): void {
+    if (this.closed) return;
+    const run = this.send(url, event, body, attempt).then((ok) => {
+      if (ok || this.closed) return;
+      if (attempt >= this.maxAttempts) {
+        this.log.warn({ endpointId: event.endpointId, eventId: event.eventId, attempts: attempt }, "webhook delivery abandoned");
+        return;
+      }
+      const exp = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
+      const delay = Math.round(exp * (0.8 + Math.random() * 0.4));
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        this.attempt(url, event, body, attempt + 1);
+      }, delay);
+      this.timers.add(timer);
+    });
+    this.pending.add(run);
+    void run.finally(() => this.pending.delete(run));
+  }
+
+  /** @returns whether the endpoint answered 2xx */
+  private async send(url: string, event: WebhookEvent, body: string, attempt: number): Promise<boolean> {
+    const abort = new AbortController();
+    this.inFlight.add(abort);
+    const timer = setTimeout(() => abort.abort(), this.timeoutMs);
+    try {
+      const timestamp = String(Date.now());
+      const response = await fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "keyform-emulator",
+          "x-keyform-event-id": event.eventId,
+          "x-keyform-event-type": event.eventType,
+          "x-keyform-delivery-attempt": String(attempt),
+          "x-keyform-timestamp": timestamp,
+          "x-keyform-signature": signWebhookPayload(body, timestamp, this.signer.privateKey),
+        },
+        body,
+        signal: abort.signal,
+      });
+      // Drain the body so the connection can be reused.
+      await response.arrayBuffer().catch(() => undefined);
+      if (response.status >= 200 && response.status < 300) return true;
+      this.log.info({ endpointId: event.endpointId, eventId: event.eventId, attempt, status: response.status }, "webhook delivery refused");
+      return false;
+    } catch (error) {
+      this.log.info(
+        { endpointId: event.endpointId, eventId: event.eventId, attempt, reason: error instanceof Error ? error.message : String(error) },
+        "webhook delivery failed",
+      );
+      return false;
+    } finally {
+      clearTimeout(timer);
+      this.inFlight.delete(abort);
+    }
+  }
+
+  /** Stops: cancels scheduled retries and aborts requests in flight. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const abort of this.inFlight) abort.abort();
+    await Promise.allSettled([...this.pending]);
+  }
+}

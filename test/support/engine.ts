@@ -1,0 +1,211 @@
+/**
+ * @module test/support/engine
+ * Stacks on the real Pulumi engine for end-to-end tests. Every stack gets its own temporary
+ * `file://` backend, `PULUMI_HOME` and passphrase secrets provider, so tests never touch a
+ * developer's Pulumi login or each other's state, and plugins are never downloaded: the CLI and
+ * its plugins come from `scripts/install-pulumi`.
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import {
+  LocalWorkspace,
+  PulumiCommand,
+  type ConfigMap,
+  type ConfigValue,
+  type Deployment,
+  type PulumiFn,
+  type Stack,
+} from "@pulumi/pulumi/automation";
+
+/** The repository root (this file is test/support/engine.ts). */
+export const repoRoot = path.resolve(__dirname, "..", "..");
+
+/** Passphrase of the throwaway secrets provider; the state it protects is deleted by cleanup(). */
+export const TEST_PASSPHRASE = "keyform-engine-tests";
+
+/** Stack config: full keys (`keyform:baseUrl`, `<project>:name`); a bare string is a plain value. */
+export type StackConfig = Record<string, string | ConfigValue>;
+
+/** A stack ready to run, and the way to throw it away. */
+export interface TestStack {
+  readonly stack: Stack;
+  /** Removes the stack (and its Pulumi.<stack>.yaml) and every temporary folder. Never throws. */
+  cleanup(): Promise<void>;
+}
+
+/** Options of {@link createInlineStack}. */
+export interface InlineStackOptions {
+  /** Pulumi project name; also the namespace of un-prefixed config keys inside the program. */
+  projectName: string;
+  /** The program, run in this process. Load keyform from dist/ (compiled CommonJS), not from TS. */
+  program: PulumiFn;
+  /** Extra environment for the CLI, the program's plugins and the dynamic providers. */
+  envVars?: Record<string, string>;
+  config?: StackConfig;
+}
+
+/** Options of {@link createWorkDirStack}. */
+export interface WorkDirStackOptions {
+  /** Folder holding Pulumi.yaml; its `main` is run by keyform's Node.js language host. */
+  workDir: string;
+  envVars?: Record<string, string>;
+  config?: StackConfig;
+}
+
+let cachedBinDir: string | undefined;
+
+/**
+ * The folder holding `pulumi`, `pulumi-language-nodejs` and `pulumi-resource-pulumi-nodejs`.
+ * Runs `scripts/install-pulumi` once per process: it returns at once when the CLI is cached or on
+ * PATH, and builds it (minutes) otherwise.
+ * @throws Error when the script fails; its progress and error output go to this process's stderr.
+ */
+export function pulumiBinDir(): string {
+  if (cachedBinDir === undefined) {
+    const out = execFileSync("bash", [path.join(repoRoot, "scripts", "install-pulumi")], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const dir = out.trim();
+    if (!dir || !fs.existsSync(path.join(dir, "pulumi"))) {
+      throw new Error(`scripts/install-pulumi printed '${dir}', which holds no pulumi executable`);
+    }
+    cachedBinDir = dir;
+  }
+  return cachedBinDir;
+}
+
+/** Temporary folders of one stack. */
+interface Sandbox {
+  readonly root: string;
+  readonly env: Record<string, string>;
+}
+
+function createSandbox(envVars: Record<string, string> | undefined): Sandbox {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-engine-"));
+  const state = path.join(root, "state");
+  const home = path.join(root, "pulumi-home");
+  fs.mkdirSync(state);
+  fs.mkdirSync(home);
+  const env: Record<string, string> = {
+    PULUMI_BACKEND_URL: `file://${state}`,
+    PULUMI_CONFIG_PASSPHRASE: TEST_PASSPHRASE,
+    PULUMI_HOME: home,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    // The engine finds its bundled plugins next to `pulumi`; having them on PATH too keeps any
+    // ambient-plugin lookup on the same copies.
+    PATH: `${pulumiBinDir()}${path.delimiter}${process.env.PATH ?? ""}`,
+    ...envVars,
+  };
+  return { root, env };
+}
+
+function uniqueStackName(): string {
+  return `t${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
+}
+
+function toConfigMap(config: StackConfig): ConfigMap {
+  const map: ConfigMap = {};
+  for (const [key, value] of Object.entries(config)) {
+    map[key] = typeof value === "string" ? { value } : value;
+  }
+  return map;
+}
+
+async function finish(stack: Stack, sandbox: Sandbox, config: StackConfig | undefined): Promise<TestStack> {
+  if (config && Object.keys(config).length > 0) {
+    await stack.setAllConfig(toConfigMap(config));
+  }
+  return {
+    stack,
+    async cleanup() {
+      try {
+        // force: remove even when a failed test left resources behind; they live in temp folders
+        // or in a test emulator, both thrown away too.
+        await stack.workspace.removeStack(stack.name, { force: true });
+      } catch {
+        // Best effort: the backend lives in the sandbox, deleted below.
+      }
+      const workDir = stack.workspace.workDir;
+      fs.rmSync(path.join(workDir, `Pulumi.${stack.name}.yaml`), { force: true });
+      fs.rmSync(sandbox.root, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A stack whose program runs in this process (Automation API inline program).
+ *
+ * The project's `main` is the repository root: the engine starts plugins there, so the
+ * dynamic-provider launcher resolves `@pulumi/pulumi` (and serialized providers resolve keyform's
+ * dependencies) from the repository's node_modules.
+ * @throws Error when the CLI cannot be installed or the stack cannot be created.
+ */
+export async function createInlineStack(options: InlineStackOptions): Promise<TestStack> {
+  const sandbox = createSandbox(options.envVars);
+  try {
+    const pulumiCommand = await PulumiCommand.get({ root: path.dirname(pulumiBinDir()) });
+    const workDir = path.join(sandbox.root, "project");
+    fs.mkdirSync(workDir);
+    const stack = await LocalWorkspace.createStack(
+      { stackName: uniqueStackName(), projectName: options.projectName, program: options.program },
+      {
+        workDir,
+        pulumiCommand,
+        envVars: sandbox.env,
+        projectSettings: { name: options.projectName, runtime: "nodejs", main: repoRoot },
+      },
+    );
+    return await finish(stack, sandbox, options.config);
+  } catch (err) {
+    fs.rmSync(sandbox.root, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
+ * A stack of the Pulumi project in `workDir`, run through keyform's Node.js language host.
+ * Pulumi writes `Pulumi.<stack>.yaml` into `workDir`; cleanup() deletes it again.
+ * @throws Error when the CLI cannot be installed or the stack cannot be created.
+ */
+export async function createWorkDirStack(options: WorkDirStackOptions): Promise<TestStack> {
+  if (!fs.existsSync(path.join(options.workDir, "Pulumi.yaml"))) {
+    throw new Error(`workDir ${options.workDir} has no Pulumi.yaml`);
+  }
+  const sandbox = createSandbox(options.envVars);
+  try {
+    const pulumiCommand = await PulumiCommand.get({ root: path.dirname(pulumiBinDir()) });
+    const stack = await LocalWorkspace.createStack(
+      { stackName: uniqueStackName(), workDir: options.workDir },
+      { pulumiCommand, envVars: sandbox.env },
+    );
+    return await finish(stack, sandbox, options.config);
+  } catch (err) {
+    fs.rmSync(sandbox.root, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
+ * The stack's state as the backend stores it: secrets stay ciphertext. Use this to prove a secret
+ * never reaches state in plaintext; Automation's `stack.exportStack()` runs
+ * `pulumi stack export --show-secrets`, so it shows every secret decrypted.
+ * @throws Error when the CLI fails.
+ */
+export async function exportStoredState(stack: Stack): Promise<Deployment> {
+  const { stdout } = await promisify(execFile)(
+    path.join(pulumiBinDir(), "pulumi"),
+    ["stack", "export", "--stack", stack.name, "--non-interactive"],
+    {
+      cwd: stack.workspace.workDir,
+      env: { ...process.env, ...stack.workspace.envVars },
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
+  return JSON.parse(stdout) as Deployment;
+}
