@@ -46,18 +46,24 @@ function changedFields(before: Record<string, unknown> = {}, after: Record<strin
     .sort();
 }
 
-function changeFromStep(meta: StepEventMetadata): ResourceChange | undefined {
-  const kind = STEP_KINDS[meta.op];
-  if (!kind || meta.type.startsWith("pulumi:")) return undefined;
+function changeFromStep(meta: StepEventMetadata, operation: ChangeSummary["operation"]): ResourceChange | undefined {
+  const stepKind = STEP_KINDS[meta.op];
+  if (!stepKind || meta.type.startsWith("pulumi:")) return undefined;
   const name = meta.urn.split("::").pop() ?? meta.urn;
-  let fields: string[] = [];
-  if (kind === "update" || kind === "replace") {
-    fields = meta.diffs?.length ? [...meta.diffs].sort() : changedFields(meta.old?.inputs, meta.new?.inputs);
-  } else if (kind === "drift") {
-    fields = changedFields(meta.old?.outputs, meta.new?.outputs);
-    if (fields.length === 0 && meta.new !== undefined) return undefined; // refreshed, unchanged
+  if (operation === "drift") {
+    // A refresh reports a drifted resource as an update (or a refresh step) whose outputs
+    // differ, and one deleted by hand as a delete.
+    if (stepKind === "delete" || (meta.new === undefined && meta.op === "refresh")) {
+      return { kind: "delete", urn: meta.urn, type: meta.type, name, fields: [] };
+    }
+    const fields = changedFields(meta.old?.outputs, meta.new?.outputs);
+    return fields.length > 0 ? { kind: "drift", urn: meta.urn, type: meta.type, name, fields } : undefined;
   }
-  return { kind: kind === "drift" && meta.new === undefined ? "delete" : kind, urn: meta.urn, type: meta.type, name, fields };
+  let fields: string[] = [];
+  if (stepKind === "update" || stepKind === "replace") {
+    fields = meta.diffs?.length ? [...meta.diffs].sort() : changedFields(meta.old?.inputs, meta.new?.inputs);
+  }
+  return { kind: stepKind, urn: meta.urn, type: meta.type, name, fields };
 }
 
 /** Collects engine events of one operation; `summary()` gives the result. */
@@ -74,7 +80,7 @@ export class SummaryCollector {
   readonly onEvent = (event: EngineEvent): void => {
     const meta = event.resourcePreEvent?.metadata ?? event.resOutputsEvent?.metadata;
     if (meta) {
-      const change = changeFromStep(meta);
+      const change = changeFromStep(meta, this.operation);
       if (change) this.changes.set(`${change.urn}`, change);
     }
     const diag = event.diagnosticEvent;

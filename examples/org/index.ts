@@ -38,11 +38,15 @@ const engineering = new keyform.UserTag("engineering", {
   userIds: userIds(settings.teams.engineering, "teams.engineering"),
 });
 
+// Other resources refer to a tag by its resource id rather than its `userTagId` output: the id
+// stays known while a tag is updated in place, so a membership change previews as exactly that
+// instead of as a replacement of everything that mentions the tag.
+
 // Treasury activities need a quorum of admins; exporting keys is denied to everyone.
 const treasuryQuorum = new keyform.Policy("treasury-quorum", {
   policyName: "Treasury signing needs admin approvals",
   effect: "EFFECT_ALLOW",
-  consensus: pulumi.interpolate`approvers.filter(user, user.tags.contains('${admins.userTagId}')).count() >= ${settings.treasuryApprovals}`,
+  consensus: pulumi.interpolate`approvers.filter(user, user.tags.contains('${admins.id}')).count() >= ${settings.treasuryApprovals}`,
   condition: pulumi.interpolate`activity.action == 'SIGN' && activity.resource == 'WALLET'`,
   notes: `Managed by keyform (${stack}): treasury signing requires ${settings.treasuryApprovals} admin approval(s).`,
 });
@@ -74,7 +78,7 @@ const invitations = settings.newEngineers.map(
     new keyform.Invitation(`invite-${engineer.name}`, {
       receiverUserName: engineer.name,
       receiverUserEmail: engineer.email,
-      receiverUserTags: [engineering.userTagId],
+      receiverUserTags: [engineering.id],
       accessType: "ACCESS_TYPE_ALL",
       senderUserId: userId(settings.inviter, "inviter"),
     }),

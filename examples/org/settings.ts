@@ -16,7 +16,7 @@ export const OrgSettings = z.object({
     engineering: z.array(UserName),
   }),
   /** How many admins must approve a treasury activity. */
-  treasuryApprovals: z.number().int().min(1),
+  treasuryApprovals: z.coerce.number().int().min(1),
   /** The user that sends invitations (usually an admin). */
   inviter: UserName,
   /** Engineers invited to the organization; they join the engineering tag on acceptance. */

@@ -365,7 +365,12 @@ func resolveModule(ctx context.Context, nodeBin, dir, module string) (string, er
 	if err != nil {
 		return "", err
 	}
-	script := fmt.Sprintf("process.stdout.write(require.resolve(%s))", quoted)
+	// Print only the first line of a failure: node's full dump (require stack, source line) says
+	// nothing more that helps here.
+	script := fmt.Sprintf(
+		"try { process.stdout.write(require.resolve(%s)) } "+
+			"catch (e) { process.stderr.write(String(e.message).split('\\n')[0]); process.exit(1) }",
+		quoted)
 	cmd := exec.CommandContext(ctx, nodeBin, "-e", script)
 	cmd.Dir = dir
 	out, err := cmd.Output()
@@ -375,8 +380,8 @@ func resolveModule(ctx context.Context, nodeBin, dir, module string) (string, er
 		if errors.As(err, &exitErr) && len(exitErr.Stderr) > 0 {
 			detail = strings.TrimSpace(string(exitErr.Stderr))
 		}
-		return "", fmt.Errorf("could not resolve %s from %s; is @pulumi/pulumi installed (npm ci)? %s",
-			module, dir, detail)
+		return "", fmt.Errorf("could not resolve %s from %s (%s): install @pulumi/pulumi in the project "+
+			"(npm ci), or point NODE_PATH at a node_modules folder that has it", module, dir, detail)
 	}
 	return strings.TrimSpace(string(out)), nil
 }

@@ -13,7 +13,7 @@ import type { KeyformClient } from "../../sdk/client/client";
 import { generateApiKeyPair } from "../../sdk/client/keys";
 import { createWorkDirStack } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { changes, emulatorEnv, keyformResources, since } from "../resources/harness/engine-harness";
+import { changes, emulatorEnv, keyformResources, since, storedState } from "../resources/harness/engine-harness";
 
 const repoRoot = path.resolve(__dirname, "../..");
 let emu: TestEmulator;
@@ -103,7 +103,7 @@ describe("keyform installed from a tarball", () => {
       expect((await client.listEarnEnabledVaults()).enabledVaults?.[0]?.depositsDisabled).toBe(true);
 
       // The state points at the package by name only, never at this repository.
-      const state = JSON.stringify(await stack.exportStack());
+      const state = storedState(stack);
       expect(state).not.toContain(repoRoot);
       expect(state).not.toContain(out.privateKey as string);
       expect(state).not.toContain(emu.emulator.bootstrap.apiPrivateKey);

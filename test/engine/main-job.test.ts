@@ -4,7 +4,7 @@
  * changes nothing; the GitOps runner plans a code change and detects drift; `--destroy`
  * leaves the organization without anything the stack created.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -37,20 +37,38 @@ function cleanCopy(to: string): void {
     }
   }
   // The dependencies are the same; installing them again would only measure the registry.
+  // (package-lock.json keeps its mtime, so scripts/org-up sees node_modules as up to date.)
   symlinkSync(path.join(repoRoot, "node_modules"), path.join(to, "node_modules"));
-  cpSync(path.join(repoRoot, "node_modules", ".package-lock.json"), path.join(to, "node_modules", ".package-lock.json"), {
-    preserveTimestamps: true,
+}
+
+interface Finished {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a command without blocking this process: the emulator of `withEmulator` lives in this
+ * process and must keep answering the child's requests.
+ */
+function run(command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: copy, env: { ...env, ...extraEnv } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 600_000);
+    child.on("error", reject);
+    child.on("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
   });
 }
 
-function orgUp(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync("bash", ["scripts/org-up", "--data-dir", dataDir, ...args], {
-    cwd: copy,
-    env,
-    encoding: "utf8",
-    timeout: 600_000,
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+function orgUp(...args: string[]): Promise<Finished> {
+  return run("bash", ["scripts/org-up", "--data-dir", dataDir, ...args]);
 }
 
 function changesOf(stdout: string): Record<string, number> {
@@ -84,14 +102,9 @@ async function withEmulator<T>(fn: (client: KeyformClient, keyformEnv: Record<st
   }
 }
 
-function runner(operation: string, keyformEnv: Record<string, string>) {
+async function runner(operation: string, keyformEnv: Record<string, string>) {
   const out = path.join(work, `reports-${operation}-${Date.now()}`);
-  const result = spawnSync("node", ["dist/examples/gitops/runner.js", operation, "--stack", "dev", "--out", out], {
-    cwd: copy,
-    env: { ...env, ...keyformEnv },
-    encoding: "utf8",
-    timeout: 600_000,
-  });
+  const result = await run("node", ["dist/examples/gitops/runner.js", operation, "--stack", "dev", "--out", out], keyformEnv);
   const summary = JSON.parse(readFileSync(path.join(out, `${operation}.json`), "utf8"));
   const markdown = readFileSync(path.join(out, `${operation}.md`), "utf8");
   return { status: result.status, summary, markdown, stderr: result.stderr };
@@ -113,7 +126,7 @@ describe("main job: the example organization on the embedded emulator", () => {
   });
 
   it("creates every declared object, then reports no changes on a second run", async () => {
-    const first = orgUp();
+    const first = await orgUp();
     expect(first.status, first.stderr + first.stdout.slice(-3000)).toBe(0);
     expect(first.stdout).toMatch(/keyform emulator listening on http:\/\/127\.0\.0\.1:\d+/);
     expect(first.stdout).toContain("ciDeployerPrivateKey: [secret]");
@@ -158,7 +171,7 @@ describe("main job: the example organization on the embedded emulator", () => {
       expect(enabledVaults[0]!.depositsDisabled).toBe(true);
     });
 
-    const second = orgUp();
+    const second = await orgUp();
     expect(second.status, second.stderr).toBe(0);
     const changes = changesOf(second.stdout);
     expect(Object.keys(changes).filter((kind) => kind !== "same")).toEqual([]);
@@ -167,17 +180,20 @@ describe("main job: the example organization on the embedded emulator", () => {
   it("GitOps runner: preview lists exactly the changed resources and fields", async () => {
     const stackFile = path.join(copy, "Pulumi.dev.yaml");
     const original = readFileSync(stackFile, "utf8");
+    expect(original).toContain('keyform-org:treasuryApprovals: "1"');
     writeFileSync(
       stackFile,
       original
-        .replace("keyform-org:treasuryApprovals: 1", "keyform-org:treasuryApprovals: 2")
+        .replace('keyform-org:treasuryApprovals: "1"', 'keyform-org:treasuryApprovals: "2"')
         .replace("engineering: [carol, dave]", "engineering: [carol]"),
     );
     try {
       await withEmulator(async (_client, keyformEnv) => {
-        const { status, summary, markdown } = runner("preview", keyformEnv);
+        const { status, summary, markdown } = await runner("preview", keyformEnv);
         expect(status).toBe(0);
-        const changed = summary.changes.map((c: { name: string; kind: string; fields: string[] }) => [c.name, c.kind, c.fields]);
+        const changed = summary.changes
+          .map((c: { name: string; kind: string; fields: string[] }) => [c.name, c.kind, c.fields])
+          .sort((a: string[], b: string[]) => String(a[0]).localeCompare(String(b[0])));
         expect(changed).toEqual([
           ["engineering", "update", ["userIds"]],
           ["treasury-quorum", "update", expect.arrayContaining(["consensus", "notes"])],
@@ -191,37 +207,32 @@ describe("main job: the example organization on the embedded emulator", () => {
 
   it("GitOps runner: drift exits with its code after an out-of-band change, and 0 after refresh", async () => {
     await withEmulator(async (client, keyformEnv) => {
-      const clean = runner("drift", keyformEnv);
+      const clean = await runner("drift", keyformEnv);
       expect(clean.status, clean.stderr.slice(-2000)).toBe(0);
 
       const { userTags } = await client.listUserTags();
       const treasury = userTags.find((t) => t.tagName === "treasury")!;
       await client.updateUserTag({ userTagId: treasury.tagId, newUserTagName: "treasury-renamed", addUserIds: [], removeUserIds: [] });
 
-      const drifted = runner("drift", keyformEnv);
+      const drifted = await runner("drift", keyformEnv);
       expect(drifted.status).toBe(DRIFT_EXIT_CODE);
       expect(drifted.summary.changes).toEqual([
         expect.objectContaining({ name: "treasury", kind: "drift", fields: expect.arrayContaining(["userTagName"]) }),
       ]);
 
       // Accept the live state, then the check is clean again.
-      const refresh = spawnSync("pulumi", ["refresh", "--yes", "--stack", "dev", "--skip-preview"], {
-        cwd: copy,
-        env: {
-          ...env,
-          ...keyformEnv,
-          PULUMI_BACKEND_URL: `file://${path.join(copy, ".keyform", "state")}`,
-          PULUMI_CONFIG_PASSPHRASE: "keyform-local-dev",
-        },
-        encoding: "utf8",
+      const refresh = await run("pulumi", ["refresh", "--yes", "--stack", "dev", "--skip-preview"], {
+        ...keyformEnv,
+        PULUMI_BACKEND_URL: `file://${path.join(copy, ".keyform", "state")}`,
+        PULUMI_CONFIG_PASSPHRASE: "keyform-local-dev",
       });
       expect(refresh.status, refresh.stderr + refresh.stdout).toBe(0);
-      expect(runner("drift", keyformEnv).status).toBe(0);
+      expect((await runner("drift", keyformEnv)).status).toBe(0);
     });
   });
 
   it("--destroy leaves the organization without anything the stack created", async () => {
-    const destroyed = orgUp("--destroy");
+    const destroyed = await orgUp("--destroy");
     expect(destroyed.status, destroyed.stderr).toBe(0);
     await withEmulator(async (client) => {
       expect((await client.listUserTags()).userTags).toEqual([]);

@@ -150,7 +150,7 @@ describe("engine smoke: workDir project through keyform's language host", () => 
     expect(fs.existsSync(stackFile)).toBe(false);
   });
 
-  it("a program that throws fails the update with its message and creates nothing", { timeout: 120_000 }, async () => {
+  it("a program that exits non-zero fails the update with its output and exit code", { timeout: 120_000 }, async () => {
     const filePath = path.join(scratch, "failing-probe.txt");
     const { stack, cleanup } = await createWorkDirStack({
       workDir: fixtureDir,
@@ -163,7 +163,8 @@ describe("engine smoke: workDir project through keyform's language host", () => 
         (err: unknown) => err,
       );
       expect(failure).toBeInstanceOf(Error);
-      expect(String(failure)).toContain("smoke program failed on purpose: as planned");
+      expect(String(failure)).toContain("smoke program failing on purpose: as planned");
+      expect(String(failure)).toContain("Program exited with non-zero exit code: 3");
       expect(fs.existsSync(filePath)).toBe(false);
       expect(probesIn(await stack.exportStack())).toEqual([]);
     } finally {

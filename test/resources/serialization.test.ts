@@ -55,7 +55,7 @@ describe("serialized providers", () => {
 });
 
 describe("resource registration (engine mocked)", () => {
-  it("type tokens, declared outputs, secret private key, no credentials in inputs", async () => {
+  it("type tokens, declared outputs, defaults, no credentials in inputs", async () => {
     const registered: Array<{ type: string; name: string; inputs: Record<string, unknown> }> = [];
     await pulumi.runtime.setMocks(
       {

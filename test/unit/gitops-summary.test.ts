@@ -47,8 +47,15 @@ describe("SummaryCollector", () => {
     const collector = new SummaryCollector("drift", "dev");
     collector.onEvent(step({ op: "refresh", urn: urn("same"), old: state({ a: 1 }), new: state({ a: 1 }) }));
     collector.onEvent(step({ op: "refresh", urn: urn("renamed"), old: state({ policyName: "a" }), new: state({ policyName: "b" }) }));
+    // The engine reports most drift as an update step of the refresh.
+    collector.onEvent(step({ op: "update", urn: urn("edited"), old: state({ notes: "x" }), new: state({ notes: "y" }) }));
+    collector.onEvent(step({ op: "delete", urn: urn("gone"), old: state({ notes: "x" }) }));
     const summary = collector.summary();
-    expect(summary.changes).toEqual([expect.objectContaining({ name: "renamed", kind: "drift", fields: ["policyName"] })]);
+    expect(summary.changes.map((c) => [c.name, c.kind, c.fields])).toEqual([
+      ["edited", "drift", ["notes"]],
+      ["gone", "delete", []],
+      ["renamed", "drift", ["policyName"]],
+    ]);
   });
 
   it("keeps error diagnostics and renders them", () => {
