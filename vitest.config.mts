@@ -10,6 +10,7 @@ export default defineConfig({
     // at the machine's two cores.
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-    reporters: ["default"],
+    // CI logs name every test with its result; locally the compact reporter is enough.
+    reporters: process.env.CI ? ["verbose"] : ["default"],
   },
 });
