@@ -11,7 +11,6 @@ import { verifyClientSignature, CLIENT_SIGNATURE_SCHEME } from "../../client/cli
 import type { Headers } from "../auth";
 import type { ApiKeyCurve } from "../../wire/enums";
 import type { ClientSignature } from "../../wire/shared";
-import type { OauthProviderParams } from "../../wire/operations/users";
 import { invalidArgument, unauthenticated } from "../errors";
 import type { Store } from "../store";
 import { AUTH_PROXY_CONFIG_HEADER } from "../../wire/operations/auth";
@@ -104,29 +103,6 @@ export function signedUsage(message: string): SignedUsage | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * Issuer, audience and subject of an OAuth provider, from its claims or its OIDC token (a JWT
- * or the base64 of one). The emulator reads the claims without checking the token's signature.
- * @throws EmulatorError 400 naming `field`
- */
-export function oidcIdentity(p: OauthProviderParams, field: string): { iss: string; aud: string; sub: string } {
-  if (p.oidcClaims) return p.oidcClaims;
-  if (p.oidcToken) {
-    try {
-      const jwt = p.oidcToken.includes(".") ? p.oidcToken : Buffer.from(p.oidcToken, "base64").toString("utf8");
-      const payload = JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString("utf8")) as Record<string, unknown>;
-      const aud = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
-      if (typeof payload.iss === "string" && typeof aud === "string" && typeof payload.sub === "string") {
-        return { iss: payload.iss, aud, sub: payload.sub };
-      }
-    } catch {
-      // reported below
-    }
-    throw invalidArgument(`${field}.oidcToken: not an OIDC token with iss, aud and sub claims`);
-  }
-  throw invalidArgument(`${field}: give oidcClaims or oidcToken`);
 }
 
 /** `OTP_TYPE_EMAIL` → the user's e-mail; `OTP_TYPE_SMS` → the phone number. */

@@ -16,7 +16,8 @@ import { invalidArgument, unauthenticated } from "../errors";
 import { authStoreOf } from "../store/auth-store";
 import { createWalletWithAccounts } from "../store/wallets";
 import { insertApiKeys } from "./api-keys";
-import { authProxyConfig, clientSignatureValid, contactKind, oidcIdentity, sameContact, signedUsage } from "./auth-common";
+import { authProxyConfig, clientSignatureValid, contactKind, sameContact, signedUsage } from "./auth-common";
+import { insertOauthProviders } from "./oauth-providers";
 import { readVerificationToken } from "./auth-tokens";
 import { newId } from "./common";
 import type { ActivityContext, AuthProxyContext, HandlerOf } from "./types";
@@ -86,20 +87,7 @@ export const signupV2: HandlerOf<"signupV2"> = (ctx, p) => {
   const inOrg = { ...ctx, organizationId } as unknown as ActivityContext;
   insertApiKeys(inOrg, userId, p.apiKeys, "apiKeys");
   registerAuthenticators(ctx, p, organizationId, userId);
-  p.oauthProviders.forEach((o, i) => {
-    const claims = oidcIdentity(o, `oauthProviders[${i}]`);
-    ctx.store.users.insertOauthProvider({
-      id: newId(),
-      org_id: organizationId,
-      user_id: userId,
-      name: o.providerName,
-      issuer: claims.iss,
-      audience: claims.aud,
-      subject: claims.sub,
-      created_ms: ctx.nowMs,
-      updated_ms: ctx.nowMs,
-    });
-  });
+  insertOauthProviders(ctx, { organizationId, userId }, p.oauthProviders, "oauthProviders");
 
   const wallet = p.wallet
     ? createWalletWithAccounts(

@@ -3,33 +3,12 @@
  * Users (fact sheet 3.7). User names are unique per organization; `userTags` are tag ids of
  * the organization's user tags.
  */
-import type { OauthProviderParams } from "../../wire/operations/users";
 import { alreadyExists, failedPrecondition, invalidArgument } from "../errors";
 import { insertApiKeys } from "./api-keys";
 import { newId, requireDistinct, requireUser, requireUserTag } from "./common";
 import type { ActivityContext, EmulatorModule } from "./types";
+import { insertOauthProviders } from "./oauth-providers";
 import { userView } from "./views";
-
-/** Issuer, audience and subject of an OAuth provider, from its claims or its OIDC token. */
-function oidcIdentity(p: OauthProviderParams, field: string): { iss: string; aud: string; sub: string } {
-  if (p.oidcClaims) return p.oidcClaims;
-  if (p.oidcToken) {
-    try {
-      // A JWT (header.payload.signature) or the base64 of one; only the claims are read, the
-      // emulator does not check the token's signature.
-      const jwt = p.oidcToken.includes(".") ? p.oidcToken : Buffer.from(p.oidcToken, "base64").toString("utf8");
-      const payload = JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString("utf8")) as Record<string, unknown>;
-      const aud = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
-      if (typeof payload.iss === "string" && typeof aud === "string" && typeof payload.sub === "string") {
-        return { iss: payload.iss, aud, sub: payload.sub };
-      }
-    } catch {
-      // fall through to the error below
-    }
-    throw invalidArgument(`${field}.oidcToken: not an OIDC token with iss, aud and sub claims`);
-  }
-  throw invalidArgument(`${field}: give oidcClaims or oidcToken`);
-}
 
 function requireFreeUserName(ctx: ActivityContext, name: string, field: string, exceptUserId?: string): void {
   const existing = ctx.store.users.getByName(ctx.organizationId, name);
@@ -75,20 +54,7 @@ export const usersModule: EmulatorModule = {
               updated_ms: ctx.nowMs,
             });
           });
-          u.oauthProviders.forEach((o, j) => {
-            const claims = oidcIdentity(o, `${at}.oauthProviders[${j}]`);
-            ctx.store.users.insertOauthProvider({
-              id: newId(),
-              org_id: ctx.organizationId,
-              user_id: id,
-              name: o.providerName,
-              issuer: claims.iss,
-              audience: claims.aud,
-              subject: claims.sub,
-              created_ms: ctx.nowMs,
-              updated_ms: ctx.nowMs,
-            });
-          });
+          insertOauthProviders(ctx, { organizationId: ctx.organizationId, userId: id }, u.oauthProviders, `${at}.oauthProviders`);
           return id;
         }),
       };
