@@ -10,7 +10,8 @@ export default defineConfig({
     // at the machine's two cores.
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-    // CI logs name every test with its result; locally the compact reporter is enough.
-    reporters: process.env.CI ? ["verbose"] : ["default"],
+    // CI logs name every test with its result; locally the compact reporter is enough. The
+    // JSON report lets scripts/test close with a plain "N passed, N failed" line.
+    reporters: [process.env.CI ? "verbose" : "default", ["json", { outputFile: ".keyform/test-report.json" }]],
   },
 });

@@ -12,7 +12,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +50,13 @@ const (
 	// How often to check that the engine is still alive, so an orphaned host does not linger.
 	engineHealthInterval = 30 * time.Second
 )
+
+// inspectGuard is preloaded into every program (see inspect-guard.cjs for the why): without it, a
+// program that throws is reported only after 20-50 s on Node.js releases whose util.inspect loops
+// on the stack frames @pulumi/pulumi's runner produces.
+//
+//go:embed inspect-guard.cjs
+var inspectGuard []byte
 
 func main() {
 	tracing := flag.String("tracing", "", "Zipkin-compatible tracing endpoint, forwarded to the program")
@@ -112,6 +123,11 @@ type host struct {
 	// Cancelled by the Cancel RPC or an interrupt; a running program receives SIGINT.
 	cancelCtx context.Context
 	cancel    context.CancelFunc
+
+	// Where inspectGuard was written, once per host process.
+	guardOnce sync.Once
+	guardPath string
+	guardErr  error
 }
 
 func newHost(parent context.Context, engineAddress, tracing string) *host {
@@ -263,8 +279,16 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	engineAddress := h.engineAddress
 	h.mu.Unlock()
 
+	// The guard goes first so it is in place before anything (user preloads included) formats errors.
+	// Without it programs still run; only the report of an uncaught error may be slow.
+	var args []string
+	if guardPath, err := h.inspectGuardPath(); err != nil {
+		fmt.Fprintf(os.Stderr, "warning: %v\n", err)
+	} else {
+		args = append(args, "--require", guardPath)
+	}
+	args = append(args, strings.Fields(opts.nodeargs)...)
 	// Flags understood by @pulumi/pulumi/cmd/run (it parses them with minimist).
-	args := strings.Fields(opts.nodeargs)
 	args = append(args, runPath)
 	flagIfSet := func(name, value string) {
 		if value != "" {
@@ -341,6 +365,57 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	return &pulumirpc.RunResponse{
 		Error: "Problem executing program (could not run node): " + runErr.Error(),
 	}, nil
+}
+
+// inspectGuardPath writes inspectGuard to the per-user cache (node can only preload a file) and
+// returns its path. The name carries a hash of the content, so a host of another version never
+// loads a stale copy, and a file that is already there is reused as long as it is intact.
+func (h *host) inspectGuardPath() (string, error) {
+	h.guardOnce.Do(func() {
+		h.guardPath, h.guardErr = writeInspectGuard()
+		if h.guardErr != nil {
+			h.guardErr = fmt.Errorf("could not write the language host's preload script (%w); a program that "+
+				"throws may take tens of seconds to be reported: set XDG_CACHE_HOME to a writable folder", h.guardErr)
+		}
+	})
+	return h.guardPath, h.guardErr
+}
+
+func writeInspectGuard() (string, error) {
+	cacheDir, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(inspectGuard)
+	dir := filepath.Join(cacheDir, "keyform", "pulumi-language-nodejs")
+	path := filepath.Join(dir, fmt.Sprintf("inspect-guard-%x.cjs", sum[:6]))
+	if existing, err := os.ReadFile(path); err == nil && bytes.Equal(existing, inspectGuard) {
+		return path, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	// Write beside and rename, so a concurrent host never preloads a half-written file.
+	tmp, err := os.CreateTemp(dir, ".inspect-guard-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name()) // no-op once renamed
+	if _, err := tmp.Write(inspectGuard); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", err
+	}
+	return path, nil
 }
 
 // useTypeScript decides whether the runner registers ts-node. Pulumi's own host defaults to yes;

@@ -7,6 +7,10 @@
  *   this fingerprint, check `timestampMs`, run the handler and record the activity in one
  *   transaction → answer.
  *
+ * An activity that needs the root quorum's consensus is recorded as CONSENSUS_NEEDED instead
+ * of running; approve_activity / reject_activity (handled here, since an approval runs the
+ * stored request through another operation's handler) decide it. See `consensus.ts`.
+ *
  * Every failure is an {@link EmulatorError}; bad input never reaches a handler.
  */
 import { createHash, randomUUID } from "node:crypto";
@@ -16,10 +20,22 @@ import type { ActivityDef, AuthProxyDef, OperationDef } from "../wire/define";
 import { operations } from "../wire/registry";
 import { describeZodError } from "../wire/shared";
 import { authenticate, type Headers } from "./auth";
+import {
+  approvalCount,
+  CONSENSUS_NEEDED,
+  recordVote,
+  requiresConsensus,
+  rootQuorumOf,
+  VOTE_OPERATIONS,
+  voteEvidence,
+  voteTarget,
+  type VoteEvidence,
+} from "./consensus";
 import { EmulatorError, GrpcCode, invalidArgument, notFound, notImplemented } from "./errors";
 import type {
   ActivityContext,
   AuthProxyContext,
+  Caller,
   EmulatorModule,
   Handlers,
   ModuleEnv,
@@ -46,6 +62,14 @@ export interface Reply {
 }
 
 type AnyHandler = (ctx: never, input: unknown) => unknown;
+
+/** An activity's context inside the dispatcher: the signed request, for the votes it casts. */
+interface VotingContext extends ActivityContext {
+  readonly evidence: VoteEvidence;
+}
+
+/** Thrown inside a savepoint to roll back a trial run of a handler. */
+const TRIAL_RUN = Symbol("trial run");
 
 interface Entry {
   readonly key: string;
@@ -101,6 +125,9 @@ export class Dispatcher {
       this.byPath.set(def.path, { key, def });
     }
     const env: ModuleEnv = { db, store, signer, log };
+    // Votes are core: an approval runs the target's stored request through its own handler.
+    this.handlers.set("approveActivity", ((ctx: VotingContext, p: { fingerprint: string }) => this.vote(ctx, p.fingerprint, true)) as AnyHandler);
+    this.handlers.set("rejectActivity", ((ctx: VotingContext, p: { fingerprint: string }) => this.vote(ctx, p.fingerprint, false)) as AnyHandler);
     for (const module of modules) {
       const handlers: Handlers = module.setup(env);
       for (const [key, handler] of Object.entries(handlers)) {
@@ -143,21 +170,23 @@ export class Dispatcher {
       const result = this.db.transaction(() => (handler as (c: QueryContext, r: unknown) => unknown)(ctx, request))();
       return { status: 200, body: result };
     }
-    return this.submit(entry.def, handler, base, request, raw);
+    return this.submit(entry.key, entry.def, handler, base, request, raw, voteEvidence(headers, raw, caller));
   }
 
   private submit(
+    key: string,
     def: ActivityDef,
     handler: AnyHandler,
     base: Omit<QueryContext, never>,
     request: Record<string, unknown>,
     raw: Uint8Array,
+    evidence: VoteEvidence,
   ): Reply {
     const fingerprint = fingerprintOf(raw);
     // A byte-identical resubmission (a client retry) gets the activity it already produced,
     // whatever its age: the fingerprint covers timestampMs, so this is the same request.
     const existing = this.store.activities.findByFingerprint(fingerprint);
-    if (existing) return { status: 200, body: { activity: withAppProofs(this.db, activityView(existing)) } };
+    if (existing) return { status: 200, body: { activity: withAppProofs(this.db, activityView(existing, this.store)) } };
 
     const timestampMs = Number(request.timestampMs);
     if (Math.abs(base.nowMs - timestampMs) > TIMESTAMP_WINDOW_MS) {
@@ -167,38 +196,51 @@ export class Dispatcher {
     }
 
     const afterCommit: (() => void)[] = [];
-    const ctx: ActivityContext = {
+    const ctx: VotingContext = {
       ...base,
       activityId: randomUUID(),
       fingerprint,
       afterCommit: (fn) => void afterCommit.push(fn),
+      evidence,
     };
     const row = this.db.transaction((): ActivityRow => {
       // Checked again inside the transaction: the store is the arbiter of "already ran".
       const again = this.store.activities.findByFingerprint(fingerprint);
       if (again) return again;
-      const output = (handler as (c: ActivityContext, p: unknown) => unknown)(ctx, request.parameters);
-      const result = def.result.safeParse(output);
-      if (!result.success) {
-        this.log.error({ operation: def.name, issues: describeZodError(result.error) }, "handler returned an invalid result");
-        throw new EmulatorError(GrpcCode.INTERNAL, `internal error: ${def.name} produced an invalid result`);
+      const held = !VOTE_OPERATIONS.has(key) && requiresConsensus(this.store, base.organizationId, base.caller);
+      let resultJson = "{}";
+      if (held) {
+        // Refuse now what the handler would refuse now; the effects wait for the quorum.
+        this.trialRun(def, handler, ctx, request.parameters);
+      } else {
+        resultJson = JSON.stringify({ [def.resultKey]: this.run(def, handler, ctx, request.parameters) });
       }
       const activity: ActivityRow = {
         id: ctx.activityId,
         org_id: base.organizationId,
         type: def.type,
-        status: "ACTIVITY_STATUS_COMPLETED",
+        status: held ? CONSENSUS_NEEDED : "ACTIVITY_STATUS_COMPLETED",
         fingerprint,
         intent_json: JSON.stringify({ [def.intentKey]: request.parameters }),
-        result_json: JSON.stringify({ [def.resultKey]: result.data }),
+        result_json: resultJson,
         created_ms: base.nowMs,
         updated_ms: base.nowMs,
       };
       this.store.activities.insert(activity);
+      if (held) {
+        this.store.consensus.insertPending({
+          activity_id: activity.id,
+          operation: key,
+          caller_json: JSON.stringify(base.caller),
+          parameters_json: JSON.stringify(request.parameters ?? null),
+        });
+        // The submission is the submitter's approval.
+        recordVote(this.store, activity.id, base.caller, "VOTE_SELECTION_APPROVED", evidence, base.nowMs);
+      }
       if (request.generateAppProofs === true) recordAppProofs(this.db, activity);
       return activity;
     })();
-    this.log.debug({ operation: def.name, activityId: row.id, organizationId: row.org_id }, "activity completed");
+    this.log.debug({ operation: def.name, activityId: row.id, organizationId: row.org_id, status: row.status }, "activity recorded");
     for (const fn of afterCommit) {
       try {
         fn();
@@ -206,16 +248,115 @@ export class Dispatcher {
         this.log.error({ err: error, activityId: row.id }, "after-commit hook failed");
       }
     }
-    if (row.id === ctx.activityId) {
-      for (const listener of this.activityListeners) {
-        try {
-          listener(row);
-        } catch (error) {
-          this.log.error({ err: error, activityId: row.id }, "activity listener failed");
-        }
+    if (row.id === ctx.activityId) this.notify(row);
+    return { status: 200, body: { activity: withAppProofs(this.db, activityView(row, this.store)) } };
+  }
+
+  /** Tells the listeners (webhooks) about a new or changed activity, after its commit. */
+  private notify(row: ActivityRow): void {
+    for (const listener of this.activityListeners) {
+      try {
+        listener(row);
+      } catch (error) {
+        this.log.error({ err: error, activityId: row.id }, "activity listener failed");
       }
     }
-    return { status: 200, body: { activity: withAppProofs(this.db, activityView(row)) } };
+  }
+
+  /**
+   * Runs a handler and checks its result against the operation's schema.
+   * @returns the result object (schema output)
+   * @throws whatever the handler throws; 500 code 13 for a result that breaks the schema
+   */
+  private run(def: ActivityDef, handler: AnyHandler, ctx: ActivityContext, parameters: unknown): unknown {
+    const output = (handler as (c: ActivityContext, p: unknown) => unknown)(ctx, parameters);
+    const result = def.result.safeParse(output);
+    if (!result.success) {
+      this.log.error({ operation: def.name, issues: describeZodError(result.error) }, "handler returned an invalid result");
+      throw new EmulatorError(GrpcCode.INTERNAL, `internal error: ${def.name} produced an invalid result`);
+    }
+    return result.data;
+  }
+
+  /** Runs a handler in a savepoint that is always rolled back; its refusals propagate. */
+  private trialRun(def: ActivityDef, handler: AnyHandler, ctx: ActivityContext, parameters: unknown): void {
+    const trialCtx: ActivityContext = { ...ctx, afterCommit: () => undefined };
+    try {
+      this.db.transaction(() => {
+        this.run(def, handler, trialCtx, parameters);
+        throw TRIAL_RUN;
+      })();
+    } catch (error) {
+      if (error !== TRIAL_RUN) throw error;
+    }
+  }
+
+  /**
+   * approve_activity / reject_activity: records the caller's vote on the activity named by
+   * `fingerprint`; a rejection settles it as REJECTED, the approval that reaches the root
+   * quorum's threshold runs it.
+   * @throws see {@link voteTarget}
+   */
+  private vote(ctx: VotingContext, fingerprint: string, approve: boolean): Record<string, never> {
+    const target = voteTarget(ctx, fingerprint);
+    recordVote(this.store, target.id, ctx.caller, approve ? "VOTE_SELECTION_APPROVED" : "VOTE_SELECTION_REJECTED", ctx.evidence, ctx.nowMs);
+    const { threshold } = rootQuorumOf(this.store, target.org_id);
+    if (!approve) {
+      this.settle(ctx, target, { status: "ACTIVITY_STATUS_REJECTED", resultJson: "{}", failureJson: null });
+    } else if (approvalCount(this.store, target.id) >= threshold) {
+      this.settle(ctx, target, this.execute(ctx, target));
+    }
+    return {};
+  }
+
+  /**
+   * Runs a CONSENSUS_NEEDED activity's stored request as its submitter, inside the approval's
+   * transaction (a savepoint: a refusal rolls back only the target's effects).
+   */
+  private execute(ctx: ActivityContext, target: ActivityRow): { status: string; resultJson: string; failureJson: string | null } {
+    const pending = this.store.consensus.pending(target.id);
+    const entry = pending ? this.byKey(pending.operation) : undefined;
+    const handler = pending ? this.handlers.get(pending.operation) : undefined;
+    if (!pending || !entry || entry.def.kind !== "activity" || !handler) {
+      throw new EmulatorError(GrpcCode.INTERNAL, `internal error: the request of activity ${target.id} is not available`);
+    }
+    const hooks: (() => void)[] = [];
+    const targetCtx: ActivityContext = {
+      db: this.db,
+      store: this.store,
+      signer: this.signer,
+      log: this.log,
+      nowMs: ctx.nowMs,
+      organizationId: target.org_id,
+      caller: JSON.parse(pending.caller_json) as Caller,
+      activityId: target.id,
+      fingerprint: target.fingerprint,
+      afterCommit: (fn) => void hooks.push(fn),
+    };
+    const def = entry.def;
+    try {
+      const result = this.db.transaction(() => this.run(def, handler, targetCtx, JSON.parse(pending.parameters_json) as unknown))();
+      for (const hook of hooks) ctx.afterCommit(hook);
+      return { status: "ACTIVITY_STATUS_COMPLETED", resultJson: JSON.stringify({ [def.resultKey]: result }), failureJson: null };
+    } catch (error) {
+      if (!(error instanceof EmulatorError) || error.code === GrpcCode.INTERNAL) throw error;
+      return { status: "ACTIVITY_STATUS_FAILED", resultJson: "{}", failureJson: JSON.stringify(error.toBody()) };
+    }
+  }
+
+  /** Writes a decided activity's final state and notifies listeners once the vote commits. */
+  private settle(ctx: ActivityContext, target: ActivityRow, outcome: { status: string; resultJson: string; failureJson: string | null }): void {
+    this.store.activities.settle(target.id, { ...outcome, updatedMs: ctx.nowMs });
+    this.store.consensus.deletePending(target.id);
+    ctx.afterCommit(() => {
+      const settled = this.store.activities.get(target.org_id, target.id);
+      if (settled) this.notify(settled);
+    });
+  }
+
+  private byKey(key: string): Entry | undefined {
+    const def = (operations as Record<string, OperationDef>)[key];
+    return def ? { key, def } : undefined;
   }
 
   /**

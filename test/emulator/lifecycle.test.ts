@@ -53,7 +53,7 @@ describe("startEmulator", () => {
 
     const db = new Database(path.join(dataDir, DATABASE_FILE), { readonly: true });
     try {
-      expect(db.pragma("user_version", { simple: true })).toBe(1);
+      expect(db.pragma("user_version", { simple: true })).toBe(2); // v2 added consensus (votes, pending requests)
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     } finally {
       db.close();

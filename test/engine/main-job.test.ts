@@ -5,7 +5,7 @@
  * leaves the organization without anything the stack created.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -228,6 +228,20 @@ describe("main job: the example organization on the embedded emulator", () => {
       });
       expect(refresh.status, refresh.stderr + refresh.stdout).toBe(0);
       expect((await runner("drift", keyformEnv)).status).toBe(0);
+    });
+  });
+
+  it("pointed at another server through KEYFORM_*, it uses that server and starts no emulator", async () => {
+    await withEmulator(async (client, keyformEnv) => {
+      const result = await run("bash", ["scripts/org-up", "--data-dir", path.join(work, "must-not-exist")], keyformEnv);
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout).not.toContain("keyform emulator listening");
+      expect(existsSync(path.join(work, "must-not-exist"))).toBe(false);
+      // The drift check before accepted a hand-made rename with `refresh`; `up` puts the
+      // declared name back, in place, and leaves everything else alone.
+      expect(changesOf(result.stdout)).toEqual({ same: 12, update: 1 });
+      const names = (await client.listUserTags()).userTags.map((t) => t.tagName).sort();
+      expect(names).toEqual(["admins", "engineering", "treasury"]);
     });
   });
 

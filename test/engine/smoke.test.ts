@@ -4,6 +4,7 @@
  * Node.js language host. SmokeProbe keeps its state in a file, so drift can be made by hand.
  * Loads the probe from dist/ (build first: `npx tsc -p .`; `npm test` does).
  */
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as os from "node:os";
@@ -150,7 +151,7 @@ describe("engine smoke: workDir project through keyform's language host", () => 
     expect(fs.existsSync(stackFile)).toBe(false);
   });
 
-  it("a program that exits non-zero fails the update with its output and exit code", { timeout: 120_000 }, async () => {
+  it("a program that throws fails the update with the error and its stack", { timeout: 120_000 }, async () => {
     const filePath = path.join(scratch, "failing-probe.txt");
     const { stack, cleanup } = await createWorkDirStack({
       workDir: fixtureDir,
@@ -163,12 +164,67 @@ describe("engine smoke: workDir project through keyform's language host", () => 
         (err: unknown) => err,
       );
       expect(failure).toBeInstanceOf(Error);
-      expect(String(failure)).toContain("smoke program failing on purpose: as planned");
-      expect(String(failure)).toContain("Program exited with non-zero exit code: 3");
+      const output = String(failure);
+      expect(output).toContain(`Running program '${path.join(fixtureDir, "index.js")}' failed with an unhandled exception`);
+      expect(output).toContain("Error: smoke program failing on purpose: as planned");
+      // The stack reaches the engine too: the throwing line of the fixture, and the runner's frames
+      // (mapped to @pulumi/pulumi's TypeScript sources) that the host's inspect guard exists for.
+      expect(output).toContain(`${path.join(fixtureDir, "index.js")}:`);
+      expect(output).toMatch(/node_modules\/@pulumi\/[\w-]+\.ts:\d+:\d+\)/);
+      // The runner reported the error itself (exit code 32), so the host adds no generic message.
+      expect(output).not.toContain("Program exited with non-zero exit code");
       expect(fs.existsSync(filePath)).toBe(false);
       expect(probesIn(await stack.exportStack())).toEqual([]);
     } finally {
       await cleanup();
     }
+  });
+});
+
+describe("language host preload: util.inspect guard", () => {
+  const guardPath = path.join(repoRoot, "scripts", "pulumi-language-nodejs", "inspect-guard.cjs");
+
+  /** Runs `script` in a fresh node with the guard preloaded; returns its stdout. */
+  function nodeWithGuard(script: string): string {
+    return execFileSync(process.execPath, ["--require", guardPath, "-e", script], {
+      encoding: "utf8",
+      // Generous: without the guard an affected Node.js spends tens of seconds before it throws.
+      timeout: 110_000,
+    });
+  }
+
+  it("formats an error whose frame ends inside a scoped package, without colours", { timeout: 120_000 }, () => {
+    // The shape source-map-support gives @pulumi/pulumi's own frames. Affected Node.js releases
+    // (20.20.x) loop on it in colour mode and end in "RangeError: Invalid string length".
+    const out = nodeWithGuard(`
+      const util = require("node:util");
+      const err = new Error("boom");
+      err.stack = "Error: boom\\n    at f (/app/node_modules/@pulumi/resource.ts:1598:22)";
+      const wrapped = new Error("outer", { cause: err });
+      wrapped.stack = "Error: outer\\n    at g (/app/index.js:1:1)";
+      process.stdout.write(JSON.stringify([util.inspect(err, { colors: true }), util.inspect(wrapped, { colors: true })]));
+    `);
+    const [direct, viaCause] = JSON.parse(out) as [string, string];
+    expect(direct).toBe("Error: boom\n    at f (/app/node_modules/@pulumi/resource.ts:1598:22)");
+    expect(viaCause).toContain("[cause]: Error: boom");
+    expect(viaCause).not.toContain("\u001b[");
+  });
+
+  it("leaves every other call to util.inspect as it was", () => {
+    const out = nodeWithGuard(`
+      const util = require("node:util");
+      const err = new Error("fine");
+      err.stack = "Error: fine\\n    at f (/app/node_modules/@pulumi/pulumi/resource.js:1:2)";
+      process.stdout.write(JSON.stringify({
+        coloured: util.inspect(err, { colors: true }),
+        legacyColours: util.inspect({ n: 1 }, false, 2, true),
+        custom: util.inspect.custom === Symbol.for("nodejs.util.inspect.custom"),
+        hasStyles: typeof util.inspect.styles.number === "string",
+      }));
+    `);
+    const result = JSON.parse(out) as { coloured: string; legacyColours: string; custom: boolean; hasStyles: boolean };
+    // Colours stay: the package name is underlined as usual (how much of it varies across Node.js).
+    expect(result.coloured).toMatch(/^Error: fine\n {4}at f \(\/app\/node_modules\/\u001b\[4m@pulumi/);
+    expect(result).toMatchObject({ legacyColours: "{ n: \u001b[33m1\u001b[39m }", custom: true, hasStyles: true });
   });
 });

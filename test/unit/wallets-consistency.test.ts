@@ -1,7 +1,7 @@
 /**
- * Formats without an independent published vector, checked against other implementations
- * (see test/vectors/wallets-cross-consistency.json), and the default account table checked
- * against the defaults the service's own SDK publishes.
+ * Cross-checks against other implementations that back up the published vectors (and stand in
+ * for the few formats that have none; see test/vectors/wallets-cross-consistency.json), and the
+ * default account table checked against the defaults the service's own SDK publishes.
  */
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { base58, bech32 } from "@scure/base";

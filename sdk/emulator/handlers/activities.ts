@@ -1,10 +1,10 @@
 /**
  * @module emulator/handlers/activities
- * Reading activities (fact sheet 3.8). Every emulated activity completes when it is
- * submitted, so nothing ever waits for a vote: approve/reject find the activity by
- * fingerprint and refuse with 400 code 9.
+ * Reading activities (fact sheet 3.8), with their votes and stored App Proofs. Voting
+ * (approve_activity / reject_activity) is part of the core pipeline: see `consensus.ts`.
  */
-import { failedPrecondition, invalidArgument, notFound } from "../errors";
+import { invalidArgument, notFound } from "../errors";
+import { withAppProofs } from "./auth-app-proofs";
 import type { EmulatorModule } from "./types";
 import { activityView } from "./views";
 
@@ -16,7 +16,7 @@ export const activitiesModule: EmulatorModule = {
     getActivity(ctx, req) {
       const row = ctx.store.activities.get(ctx.organizationId, req.activityId);
       if (!row) throw notFound(`activityId: no activity with id ${req.activityId} in organization ${ctx.organizationId}`);
-      return { activity: activityView(row) };
+      return { activity: withAppProofs(ctx.db, activityView(row, ctx.store)) };
     },
 
     listActivities(ctx, req) {
@@ -35,19 +35,7 @@ export const activitiesModule: EmulatorModule = {
         olderThanSeq: cursor(page?.after, "after"),
         newerThanSeq: cursor(page?.before, "before"),
       });
-      return { activities: rows.map(activityView) };
-    },
-
-    approveActivity(ctx, p) {
-      const row = ctx.store.activities.findByFingerprint(p.fingerprint);
-      if (!row || row.org_id !== ctx.organizationId) throw notFound(`fingerprint: no activity with fingerprint ${p.fingerprint}`);
-      throw failedPrecondition(`fingerprint: activity ${row.id} is ${row.status}, not awaiting consensus`);
-    },
-
-    rejectActivity(ctx, p) {
-      const row = ctx.store.activities.findByFingerprint(p.fingerprint);
-      if (!row || row.org_id !== ctx.organizationId) throw notFound(`fingerprint: no activity with fingerprint ${p.fingerprint}`);
-      throw failedPrecondition(`fingerprint: activity ${row.id} is ${row.status}, not awaiting consensus`);
+      return { activities: rows.map((row) => withAppProofs(ctx.db, activityView(row, ctx.store))) };
     },
   }),
 };

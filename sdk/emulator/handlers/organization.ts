@@ -2,9 +2,10 @@
  * @module emulator/handlers/organization
  * whoami and get_organization (fact sheet 3.9). get_organization is the only place
  * invitations can be read; other modules add their parts (wallets, private keys) through
- * `EmulatorModule.organizationData`.
+ * `EmulatorModule.organizationData`. update_root_quorum sets who decides consensus (see
+ * `consensus.ts`); like every activity it waits for the current quorum when that needs votes.
  */
-import { notFound } from "../errors";
+import { invalidArgument, notFound } from "../errors";
 import type { EmulatorModule, QueryContext } from "./types";
 import { invitationView, policyView, tagView, userView } from "./views";
 
@@ -18,6 +19,23 @@ export function createOrganizationModule(modules: () => readonly EmulatorModule[
         const user = ctx.store.users.get(ctx.caller.organizationId, ctx.caller.userId);
         if (!org || !user) throw notFound(`organizationId: no organization found with id ${ctx.organizationId}`);
         return { organizationId: org.id, organizationName: org.name, userId: user.id, username: user.name };
+      },
+
+      updateRootQuorum(ctx, p) {
+        const org = ctx.store.organizations.get(ctx.organizationId);
+        if (!org) throw notFound(`organizationId: no organization found with id ${ctx.organizationId}`);
+        if (p.userIds.length === 0) throw invalidArgument("userIds: the root quorum needs at least one user");
+        const seen = new Set<string>();
+        p.userIds.forEach((userId, i) => {
+          if (seen.has(userId)) throw invalidArgument(`userIds[${i}]: user ${userId} is listed twice`);
+          seen.add(userId);
+          if (!ctx.store.users.get(org.id, userId)) throw notFound(`userIds[${i}]: no user with id ${userId} in organization ${org.id}`);
+        });
+        if (p.threshold < 1 || p.threshold > p.userIds.length) {
+          throw invalidArgument(`threshold: must be between 1 and the number of userIds (${p.userIds.length}), got ${p.threshold}`);
+        }
+        ctx.store.organizations.setRootQuorum(org.id, { threshold: p.threshold, userIds: p.userIds });
+        return {};
       },
 
       getOrganization(ctx: QueryContext) {

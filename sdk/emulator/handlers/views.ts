@@ -3,7 +3,7 @@
  * Stored rows → wire objects (fact sheet 3 shapes). One function per record type, shared by
  * every handler that returns that record.
  */
-import type { Activity } from "../../wire/activity";
+import type { Activity, Vote } from "../../wire/activity";
 import type { ApiKey } from "../../wire/operations/api-keys";
 import type { Invitation } from "../../wire/operations/invitations";
 import type { Policy } from "../../wire/operations/policies";
@@ -20,6 +20,7 @@ import {
   type Store,
   type TagRow,
   type UserRow,
+  type VoteRow,
 } from "../store";
 
 export function apiKeyView(row: ApiKeyRow): ApiKey {
@@ -129,19 +130,45 @@ export function smartContractInterfaceView(row: SmartContractInterfaceRow): Smar
 }
 
 /** Activity timestamps are strings of epoch milliseconds (wire `Activity`). */
-export function activityView(row: ActivityRow): Activity {
-  return {
+/**
+ * An activity with its votes. `canApprove`/`canReject` are true while it waits for the root
+ * quorum (CONSENSUS_NEEDED); the emulator does not tailor them to the reader.
+ */
+export function activityView(row: ActivityRow, store: Store): Activity {
+  const view: Activity = {
     id: row.id,
     organizationId: row.org_id,
     status: row.status as Activity["status"],
     type: row.type,
     intent: JSON.parse(row.intent_json) as Record<string, unknown>,
     result: JSON.parse(row.result_json) as Record<string, unknown>,
-    votes: [],
+    votes: store.consensus.votes(row.id).map((vote) => voteView(store, row.org_id, vote)),
     fingerprint: row.fingerprint,
-    canApprove: false,
-    canReject: false,
+    canApprove: row.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED",
+    canReject: row.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED",
     createdAt: String(row.created_ms),
     updatedAt: String(row.updated_ms),
   };
+  if (row.failure_json) view.failure = JSON.parse(row.failure_json) as NonNullable<Activity["failure"]>;
+  return view;
+}
+
+/** Fact sheet 2 `v1Vote`; `user` is the voter as it is now (omitted once the user is deleted). */
+export function voteView(store: Store, orgId: string, row: VoteRow): Vote {
+  const vote: Vote = {
+    id: row.id,
+    userId: row.user_id,
+    activityId: row.activity_id,
+    selection: row.selection as Vote["selection"],
+    message: row.message,
+    publicKey: row.public_key,
+    signature: row.signature,
+    scheme: row.scheme,
+    createdAt: timestampOf(row.created_ms),
+  };
+  const org = store.organizations.get(orgId);
+  // A voter belongs to the activity's organization or, for a sub-organization, its parent.
+  const user = store.users.get(orgId, row.user_id) ?? (org?.parent_id ? store.users.get(org.parent_id, row.user_id) : undefined);
+  if (user) vote.user = userView(store, user);
+  return vote;
 }

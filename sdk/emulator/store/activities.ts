@@ -17,6 +17,8 @@ export interface ActivityRow {
   result_json: string;
   created_ms: number;
   updated_ms: number;
+  /** `{code, message, details}` when the activity FAILED after a consensus; null otherwise. */
+  failure_json?: string | null;
 }
 
 /** Filters and cursor of a listing, newest first. */
@@ -38,6 +40,9 @@ export class ActivityStore {
     this.s = {
       byId: db.prepare<[string, string], ActivityRow>("SELECT * FROM activities WHERE org_id = ? AND id = ?"),
       byFingerprint: db.prepare<[string], ActivityRow>("SELECT * FROM activities WHERE fingerprint = ?"),
+      settle: db.prepare<[string, string, string | null, number, string]>(
+        "UPDATE activities SET status = ?, result_json = ?, failure_json = ?, updated_ms = ? WHERE id = ?",
+      ),
       insert: db.prepare(
         "INSERT INTO activities (id, org_id, type, status, fingerprint, intent_json, result_json, created_ms, updated_ms) VALUES (@id, @org_id, @type, @status, @fingerprint, @intent_json, @result_json, @created_ms, @updated_ms)",
       ),
@@ -50,6 +55,11 @@ export class ActivityStore {
 
   findByFingerprint(fingerprint: string): ActivityRow | undefined {
     return this.s.byFingerprint.get(fingerprint);
+  }
+
+  /** Moves an activity to its final status (after a consensus decided it). */
+  settle(id: string, change: { status: string; resultJson: string; failureJson: string | null; updatedMs: number }): void {
+    this.s.settle.run(change.status, change.resultJson, change.failureJson, change.updatedMs, id);
   }
 
   insert(row: ActivityRow): void {

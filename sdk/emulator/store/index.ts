@@ -7,6 +7,7 @@
 import type { Db } from "./database";
 import { ActivityStore } from "./activities";
 import { ApiKeyStore } from "./api-keys";
+import { ConsensusStore } from "./consensus";
 import { EarnStore } from "./earn";
 import { InvitationStore } from "./invitations";
 import { MetaStore } from "./meta";
@@ -21,6 +22,7 @@ export { openDatabase, DATABASE_FILE } from "./database";
 export * from "./time";
 export type { ActivityRow } from "./activities";
 export type { ApiKeyRow } from "./api-keys";
+export type { PendingActivityRow, VoteRow } from "./consensus";
 export { apiKeyExpiresAtMs } from "./api-keys";
 export type { EarnWrapperRow } from "./earn";
 export type { InvitationRow } from "./invitations";
@@ -42,6 +44,7 @@ export class Store {
   readonly smartContractInterfaces: SmartContractInterfaceStore;
   readonly earn: EarnStore;
   readonly activities: ActivityStore;
+  readonly consensus: ConsensusStore;
 
   constructor(readonly db: Db) {
     this.meta = new MetaStore(db);
@@ -54,5 +57,6 @@ export class Store {
     this.smartContractInterfaces = new SmartContractInterfaceStore(db);
     this.earn = new EarnStore(db);
     this.activities = new ActivityStore(db);
+    this.consensus = new ConsensusStore(db);
   }
 }

@@ -161,4 +161,29 @@ export const CORE_MIGRATIONS: readonly string[] = [
 
   CREATE TABLE module_migrations (module TEXT PRIMARY KEY, version INTEGER NOT NULL);
   `,
+  /* v2: consensus. A gated activity keeps its validated request until the root quorum decides;
+     votes are one per user and activity. `failure_json` holds `{code, message, details}` of an
+     activity that failed when it finally ran. */ `
+  ALTER TABLE activities ADD COLUMN failure_json TEXT;
+
+  CREATE TABLE pending_activities (
+    activity_id TEXT PRIMARY KEY REFERENCES activities(id),
+    operation TEXT NOT NULL,
+    caller_json TEXT NOT NULL,
+    parameters_json TEXT NOT NULL
+  );
+
+  CREATE TABLE activity_votes (
+    id TEXT PRIMARY KEY,
+    activity_id TEXT NOT NULL REFERENCES activities(id),
+    user_id TEXT NOT NULL,
+    selection TEXT NOT NULL,
+    message TEXT NOT NULL,
+    public_key TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    scheme TEXT NOT NULL,
+    created_ms INTEGER NOT NULL
+  );
+  CREATE UNIQUE INDEX activity_votes_one_per_user ON activity_votes(activity_id, user_id);
+  `,
 ];

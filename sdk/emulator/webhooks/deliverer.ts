@@ -21,7 +21,7 @@ import type { Activity } from "../../wire/activity";
 import { signWebhookPayload } from "../../crypto/webhook-signature";
 import type { SignerKey } from "../handlers/types";
 import { activityView } from "../handlers/views";
-import type { ActivityRow, Db } from "../store";
+import { Store, type ActivityRow, type Db } from "../store";
 import { webhookStoreOf } from "../store/webhooks";
 
 /** The event type the emulator emits. */
@@ -79,6 +79,8 @@ export class WebhookDeliverer {
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly timeoutMs: number;
+  /** Reads votes and voters for the activity views of the payloads. */
+  private readonly store: Store;
 
   constructor(
     private readonly db: Db,
@@ -86,6 +88,7 @@ export class WebhookDeliverer {
     private readonly log: FastifyBaseLogger,
     options: WebhookDeliveryOptions = {},
   ) {
+    this.store = new Store(db);
     this.maxAttempts = Math.max(1, options.maxAttempts ?? 6);
     this.baseDelayMs = options.baseDelayMs ?? 1000;
     this.maxDelayMs = options.maxDelayMs ?? 60_000;
@@ -108,7 +111,7 @@ export class WebhookDeliverer {
         organizationId: row.org_id,
         endpointId: endpoint.id,
         createdAt: new Date().toISOString(),
-        data: { activity: activityView(row) },
+        data: { activity: activityView(row, this.store) },
       };
       this.attempt(endpoint.url, event, JSON.stringify(event), 1);
     }

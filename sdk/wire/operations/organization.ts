@@ -3,7 +3,7 @@
  * The caller's identity and the organization as a whole (fact sheet 3.9).
  */
 import { z } from "zod";
-import { defineQuery } from "../define";
+import { defineActivity, defineQuery } from "../define";
 import { Id, opt } from "../shared";
 import { Invitation } from "./invitations";
 import { Policy } from "./policies";
@@ -54,4 +54,22 @@ export const getOrganization = defineQuery("get_organization", {
   response: z.object({ organizationData: OrganizationData }),
 });
 
-export const organizationOperations = { whoami, getOrganization };
+/**
+ * Sets the threshold and members of the root quorum (`ACTIVITY_TYPE_UPDATE_ROOT_QUORUM`). The
+ * service requires the current root quorum to approve it; the result object is empty
+ * (`v1UpdateRootQuorumResult` has no fields).
+ */
+export const updateRootQuorum = defineActivity("update_root_quorum", {
+  type: "ACTIVITY_TYPE_UPDATE_ROOT_QUORUM",
+  intentKey: "updateRootQuorumIntent",
+  resultKey: "updateRootQuorumResult",
+  parameters: z.object({
+    /** Unique approvals needed to reach quorum (int32). */
+    threshold: z.number().int(),
+    /** Users who make up the quorum. */
+    userIds: z.array(Id),
+  }),
+  result: z.object({}),
+});
+
+export const organizationOperations = { whoami, getOrganization, updateRootQuorum };
