@@ -1,10 +1,9 @@
 /**
  * Real engine, real emulator, root quorum at threshold 2: `up` of a UserTag stops with an error
- * naming the activity id and fingerprint to approve, and nothing is in state. After another
- * quorum member approves through the client, the tag exists once. What a second `up` does
- * then is pinned here: the resource's create submits a new create_user_tag, which the
- * emulator refuses (409, the name exists), so no second tag is made but `up` does not adopt
- * the approved tag by itself; `importId` with the approved activity's `userTagId` does.
+ * naming the activity id and fingerprint to approve, and nothing is in state. A second `up`
+ * before the approval reports the same activity and submits nothing. After another quorum
+ * member approves through the client, a plain `up` adopts the tag the approved activity made
+ * (no new activity, one tag), and the stack is then up to date.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
@@ -41,25 +40,36 @@ afterAll(async () => {
 });
 
 describe("UserTag under consensus", () => {
-  it("up fails naming the activity; after approval the tag exists once", { timeout: TIMEOUT }, async () => {
-    const state: { tag: Record<string, unknown> } = { tag: { userTagName: "needs-approval", userIds: [rootUserId] } };
+  it("up fails naming the activity, is not resubmitted, and a plain up after approval adopts its tag", { timeout: TIMEOUT }, async () => {
     const { stack, cleanup } = await createInlineStack({
       projectName: "kf-consensus",
-      program: async () => ({ tagId: new keyform.UserTag("tag", state.tag as never).userTagId }),
+      program: async () => ({ tagId: new keyform.UserTag("tag", { userTagName: "needs-approval", userIds: [rootUserId] }).userTagId }),
       envVars: emulatorEnv(emu.emulator),
     });
     const named = async () => (await emu.client.listUserTags()).userTags.filter((t) => t.tagName === "needs-approval");
+    const createTagActivities = async () =>
+      (await emu.client.listActivities({ filterByType: ["ACTIVITY_TYPE_CREATE_USER_TAG"], paginationOptions: { limit: "100" } })).activities;
+    const details = /activity id ([0-9a-f-]{36}), fingerprint (sha256:[0-9a-f]{64})/;
     try {
       const failed = String(await stack.up().then(() => "up succeeded", (e: Error) => e));
-      const found = /activity id ([0-9a-f-]{36}), fingerprint (sha256:[0-9a-f]{64})/.exec(failed);
+      const found = details.exec(failed);
       expect(found, failed).not.toBeNull();
       const [, activityId, fingerprint] = found!;
       expect(failed).toMatch(/UserTag "needs-approval": create: the activity needs consensus approval/);
+      expect(failed).toMatch(/then run pulumi up again/);
       expect(await stateOf(stack, "tag")).toBeUndefined();
       const held = (await emu.client.getActivity({ activityId: activityId! })).activity;
       expect(held.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
       expect(held.fingerprint).toBe(fingerprint);
       expect(await named()).toEqual([]);
+      expect((await createTagActivities()).map((a) => a.id)).toEqual([activityId]);
+
+      // Before the approval: the same activity is reported again, and nothing new is submitted.
+      const again = String(await stack.up().then(() => "up succeeded", (e: Error) => e));
+      expect(details.exec(again)?.slice(1), again).toEqual([activityId, fingerprint]);
+      expect(again).toMatch(/submitted by an earlier run with the same parameters; no new activity was submitted/);
+      expect((await createTagActivities()).map((a) => a.id)).toEqual([activityId]);
+      expect(await stateOf(stack, "tag")).toBeUndefined();
 
       await approver.approveActivity({ fingerprint: fingerprint! });
       const approved = (await emu.client.getActivity({ activityId: activityId! })).activity;
@@ -67,20 +77,14 @@ describe("UserTag under consensus", () => {
       const userTagId = (approved.result.createUserTagResult as { userTagId: string }).userTagId;
       expect((await named()).map((t) => t.tagId)).toEqual([userTagId]);
 
-      // A plain second up submits create_user_tag again: refused (the name exists), no second tag.
-      const second = String(await stack.up().then(() => "up succeeded", (e: Error) => e));
-      expect(second).toMatch(/UserTag "needs-approval": create: .*userTagName: a user tag named \"needs-approval\" already exists/);
-      expect(second).not.toBe("up succeeded");
-      expect((await named()).map((t) => t.tagId)).toEqual([userTagId]);
-      expect(await stateOf(stack, "tag")).toBeUndefined();
-
-      // Adopting the approved tag by its id completes the stack without a new activity.
-      state.tag = { ...state.tag, importId: userTagId };
+      // A plain up now adopts the approved tag: no new activity, still one tag.
       const up = await stack.up();
       // The stack resource itself was created by the first (failed) up.
       expect(changes(up.summary.resourceChanges)).toEqual({ create: 1 });
       expect(up.outputs.tagId!.value).toBe(userTagId);
       expect((await named()).map((t) => t.tagId)).toEqual([userTagId]);
+      expect((await createTagActivities()).map((a) => a.id)).toEqual([activityId]);
+      expect((await stateOf(stack, "tag"))?.outputs).toMatchObject({ userTagId, userTagName: "needs-approval", userIds: [rootUserId] });
       expect(changes((await stack.preview()).changeSummary)).toEqual({});
     } finally {
       await cleanup();

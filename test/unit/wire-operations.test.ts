@@ -132,6 +132,7 @@ const examples: Record<keyof typeof operations, Record<string, unknown>> = {
   rejectActivity: { fingerprint: "sha256:" + "1e".repeat(32) },
   whoami: { organizationId: ORG },
   getOrganization: { organizationId: ORG },
+  updateRootQuorum: { threshold: 2, userIds: [USER, "5b2c1f0e-8d3a-4c6b-9e7f-0a1b2c3d4e5f"] },
   listUsers: { organizationId: ORG },
   getUser: { organizationId: ORG, userId: USER },
   createUsers: {

@@ -9,6 +9,7 @@ import type { ApiKeyCurve } from "../../wire/enums";
 import { operations } from "../../wire/registry";
 import { rule, schemaFailures, type CheckFailure } from "./check";
 import type { Session } from "./client";
+import { createActivity } from "./earlier-activity";
 import { isNotFound } from "./errors";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { compact, containsUnknown, isUnknown } from "./values";
@@ -80,6 +81,15 @@ async function fetchApiKey(session: Session, id: string, userId: string | undefi
 
 const sameHex = (a: unknown, b: unknown) =>
   typeof a === "string" && typeof b === "string" ? a.toLowerCase() === b.toLowerCase() : a === b;
+
+/** The create_api_keys parameters of `inputs` with the public key `publicKey`. */
+function createParameters(inputs: ApiKeyState, publicKey: string) {
+  const curveType = inputs.curveType as ApiKeyCurve;
+  return {
+    userId: inputs.userId,
+    apiKeys: [compact({ apiKeyName: inputs.apiKeyName, publicKey, curveType, expirationSeconds: inputs.expirationSeconds })],
+  };
+}
 
 export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = {
   kind: "ApiKey",
@@ -154,14 +164,17 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
       expirationSeconds: outs.expirationSeconds,
       publicKey: outs.privateKey === undefined ? outs.publicKey : undefined,
     }),
+  createActivity: createActivity({
+    operation: "createApiKeys",
+    // A key pair generated at create is new each time, and its private key exists only in the
+    // run that generated it: such a create is never matched with an earlier one.
+    parameters: (inputs: ApiKeyState) => (inputs.publicKey === undefined ? undefined : createParameters(inputs, inputs.publicKey)),
+    createdId: (result) => (result.apiKeyIds.length === 1 ? result.apiKeyIds[0] : undefined),
+  }),
   async create(session, inputs) {
-    const curveType = inputs.curveType as ApiKeyCurve;
-    const pair = inputs.publicKey === undefined ? generateApiKeyPair(curveType) : undefined;
+    const pair = inputs.publicKey === undefined ? generateApiKeyPair(inputs.curveType as ApiKeyCurve) : undefined;
     const publicKey = pair?.publicKey ?? (inputs.publicKey as string);
-    const result = await session.client.createApiKeys({
-      userId: inputs.userId,
-      apiKeys: [compact({ apiKeyName: inputs.apiKeyName, publicKey, curveType, expirationSeconds: inputs.expirationSeconds })],
-    });
+    const result = await session.client.createApiKeys(createParameters(inputs, publicKey));
     const id = result.apiKeyIds[0];
     if (id === undefined) throw new Error("create_api_keys returned no apiKeyIds");
     return { id, carry: pair ? { privateKey: pair.privateKey, publicKey: pair.publicKey } : {} };

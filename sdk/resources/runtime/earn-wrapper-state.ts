@@ -9,6 +9,7 @@
 import { operations } from "../../wire/registry";
 import { ETHEREUM_ADDRESS, rule, schemaFailures } from "./check";
 import type { Session } from "./client";
+import { createActivity } from "./earlier-activity";
 import { ProviderError } from "./errors";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { compact } from "./values";
@@ -68,6 +69,14 @@ export const earnWrapperStateSpec: ResourceSpec<EarnWrapperStateInputs, EarnWrap
   label: (inputs) => inputs.wrapperAddress ?? "",
   fetch: (session, id) => fetchWrapper(session, id),
   flatten: (live) => ({ wrapperAddress: live.wrapperAddress, depositsDisabled: live.depositsDisabled }),
+  // A set-state an earlier run left waiting for consensus is reported again, not resubmitted.
+  // The match is on the address as declared: create sends the address as the service lists
+  // it, which is the same text unless the program spells it in another case.
+  createActivity: createActivity({
+    operation: "earnSetWrapperState",
+    parameters: (inputs: EarnWrapperStateInputs) => ({ wrapperAddress: inputs.wrapperAddress, depositsDisabled: inputs.depositsDisabled }),
+    createdId: (result) => result.wrapperAddress,
+  }),
   async create(session, inputs) {
     const live = await fetchWrapper(session, inputs.wrapperAddress);
     if (live === undefined) {

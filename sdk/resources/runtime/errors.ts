@@ -33,17 +33,25 @@ function hasCode(error: unknown): error is { status: number; code?: number } {
 }
 
 /**
+ * What to do about an activity that waits for consensus. `earlier` marks one found from a
+ * previous run (nothing was submitted this time).
+ */
+export function consensusNeededMessage(what: string, activityId: string | undefined, fingerprint: string | undefined, earlier = false): string {
+  return (
+    `${what}: the activity needs consensus approval: activity id ${activityId}, fingerprint ${fingerprint}. ` +
+    `Approve it (approve_activity with that fingerprint), then run pulumi up again.` +
+    (earlier ? ` It was submitted by an earlier run with the same parameters; no new activity was submitted.` : "")
+  );
+}
+
+/**
  * Wraps `error` in a {@link ProviderError} whose message starts with `what` (e.g.
  * `UserTag "ops": create`) and says what to do next.
  */
 export function explain(error: unknown, what: string): Error {
   if (error instanceof ProviderError) return error;
   if (error instanceof ConsensusNeededError) {
-    return new ProviderError(
-      `${what}: the activity needs consensus approval: activity id ${error.activityId}, fingerprint ` +
-        `${error.fingerprint}. Approve it (approve_activity with that fingerprint) and run the command again.`,
-      { cause: error },
-    );
+    return new ProviderError(consensusNeededMessage(what, error.activityId, error.fingerprint), { cause: error });
   }
   if (error instanceof PermissionDeniedError) {
     return new ProviderError(

@@ -5,6 +5,8 @@
  * property (each property is either updatable in place or forces a replacement), `create`
  * and `update` end with a read, `read` returns an empty id for an object that is gone,
  * `delete` of an object that is gone succeeds, and `importId` adopts an existing object.
+ * A create whose activity an earlier run already submitted under consensus does not submit
+ * it again (see {@link ResourceSpec.createActivity} and `earlier-activity.ts`).
  *
  * Each resource describes itself with a {@link ResourceSpec}; {@link makeHandler} turns it
  * into the object the thin provider in state delegates to.
@@ -12,7 +14,8 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { dedupe, rule, type CheckFailure } from "./check";
 import { resolveOrganizationId, sessionFor, type Session } from "./client";
-import { explain, isNotFound, ProviderError } from "./errors";
+import { findEarlierActivities, type CreateActivity } from "./earlier-activity";
+import { consensusNeededMessage, explain, isNotFound, ProviderError } from "./errors";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
 import { canonicalJson, compact, containsUnknown, isUnknown } from "./values";
 
@@ -70,6 +73,12 @@ export interface ResourceSpec<I extends BaseInputs, O extends BaseOutputs, L> {
   flatten(live: L, carry: Partial<O>): Omit<O, keyof BaseOutputs>;
   /** Creates the object; returns its id and any outputs only known at creation. */
   create(session: Session, inputs: I): Promise<{ id: string; carry?: Partial<O> }>;
+  /**
+   * The activity `create` submits: its operation, the parameters it sends, and where its
+   * result names the created object. With it, create first looks for the same request made
+   * by an earlier run under consensus, and reports or adopts it instead of submitting again.
+   */
+  readonly createActivity?: CreateActivity<I>;
   /** The inputs `read` reports for refreshed outputs; default: every compared property. */
   readInputs?(outs: O): Partial<I>;
   /** Changes an existing object in place; absent when the service has no update. */
@@ -161,22 +170,62 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         `${what}: importId: no ${spec.kind} with id "${importId}" exists in organization ${s.organizationId}`,
       );
     }
+    return reconcile(s, inputs, importId, live, what, "importId");
+  }
+
+  /**
+   * Makes an existing object match the inputs: nothing when it does, an update when the
+   * differing properties can change in place, an error naming them otherwise. `source` says
+   * how the object was found (`importId`, or `activity <id>`), for the message.
+   */
+  async function reconcile(s: Session, inputs: I, id: string, live: L, what: string, source: string): Promise<{ id: string; live: L }> {
     const current = spec.flatten(live, {}) as unknown as Partial<O>;
     const differing = changedProperties(current, inputs);
-    if (differing.length === 0) return { id: importId, live };
+    if (differing.length === 0) return { id, live };
     const fixed = differing.filter((name) => spec.properties[name as keyof typeof spec.properties].replace);
     if (spec.update === undefined || fixed.length > 0) {
       const listed = differing
         .map((name) => `${name} (declared ${show((inputs as Record<string, unknown>)[name])}, found ${show((current as Record<string, unknown>)[name])})`)
         .join("; ");
       throw new ProviderError(
-        `${what}: importId: the existing ${spec.kind} "${importId}" differs from the declared inputs in ` +
+        `${what}: ${source}: the existing ${spec.kind} "${id}" differs from the declared inputs in ` +
           `${fixed.length > 0 ? "properties the service cannot update" : "properties"}: ${listed}. ` +
-          `Change the program to match it, or remove importId to create a new one.`,
+          (source === "importId"
+            ? `Change the program to match it, or remove importId to create a new one.`
+            : `Change the program to match it, or delete it to create a new one.`),
       );
     }
-    await spec.update(s, importId, live, inputs);
-    return { id: importId, live: await readBack(s, importId, inputs as unknown as Hint<I, O>, what) };
+    await spec.update(s, id, live, inputs);
+    return { id, live: await readBack(s, id, inputs as unknown as Hint<I, O>, what) };
+  }
+
+  /**
+   * Why this exists: under consensus the first `up` only submits the create, which completes
+   * when other quorum members approve it, with nothing in state. Submitting again on the next
+   * `up` would be a new activity (new timestamp, new fingerprint): a second pending request,
+   * or a duplicate object once both are approved. So before submitting, look for the same
+   * request made earlier through consensus (bounded: one page, 7 days; `earlier-activity.ts`).
+   * One that completed and whose object still exists is adopted like `importId` (including the
+   * update when the object changed since); else one still waiting is reported again; else
+   * `undefined`, and create submits as usual.
+   * @throws {ProviderError} naming the waiting activity's id and fingerprint.
+   */
+  async function adoptEarlierActivity(s: Session, inputs: I, what: string): Promise<{ id: string; live: L } | undefined> {
+    const declared = spec.createActivity;
+    const parameters = declared?.parameters(inputs);
+    if (declared === undefined || parameters === undefined) return undefined;
+    const earlier = await findEarlierActivities(s, declared, parameters);
+    for (const { activity, createdId } of earlier) {
+      if (createdId === undefined) continue;
+      const live = await spec.fetch(s, createdId, inputs as unknown as Hint<I, O>);
+      // Deleted since: it does not stand for this resource any more.
+      if (live !== undefined) return reconcile(s, inputs, createdId, live, what, `activity ${activity.id}`);
+    }
+    const waiting = earlier.find((e) => e.activity.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    if (waiting !== undefined) {
+      throw new ProviderError(consensusNeededMessage(what, waiting.activity.id, waiting.activity.fingerprint, true));
+    }
+    return undefined;
   }
 
   return {
@@ -229,6 +278,8 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       }
       let created: { id: string; carry?: Partial<O> };
       try {
+        const adopted = await adoptEarlierActivity(s, inputs, what);
+        if (adopted !== undefined) return { id: adopted.id, outs: outputsOf(adopted.live, s.organizationId, undefined, {}) };
         created = await spec.create(s, inputs);
       } catch (error) {
         throw explain(error, what);

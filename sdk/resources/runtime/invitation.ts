@@ -8,6 +8,7 @@
 import { operations } from "../../wire/registry";
 import { EMAIL, rule, schemaFailures } from "./check";
 import type { Session } from "./client";
+import { createActivity } from "./earlier-activity";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { compact, containsUnknown, sameSet, sortedSet } from "./values";
 
@@ -53,6 +54,22 @@ async function fetchInvitation(session: Session, id: string): Promise<LiveInvita
     accessType: found.accessType,
     status: found.status,
     senderUserId: found.senderUserId,
+  };
+}
+
+/** The create_invitations parameters of `inputs`: one invitation. */
+function createParameters(inputs: InvitationState) {
+  const { receiverUserName, receiverUserEmail, receiverUserTags, accessType, senderUserId } = inputs;
+  return {
+    invitations: [
+      {
+        receiverUserName,
+        receiverUserEmail,
+        receiverUserTags,
+        accessType: accessType as "ACCESS_TYPE_WEB" | "ACCESS_TYPE_API" | "ACCESS_TYPE_ALL",
+        senderUserId,
+      },
+    ],
   };
 }
 
@@ -102,19 +119,13 @@ export const invitationSpec: ResourceSpec<InvitationState, InvitationOutputs, Li
     accessType: live.accessType,
     senderUserId: live.senderUserId,
   }),
+  createActivity: createActivity({
+    operation: "createInvitations",
+    parameters: createParameters,
+    createdId: (result) => (result.invitationIds.length === 1 ? result.invitationIds[0] : undefined),
+  }),
   async create(session, inputs) {
-    const { receiverUserName, receiverUserEmail, receiverUserTags, accessType, senderUserId } = inputs;
-    const result = await session.client.createInvitations({
-      invitations: [
-        {
-          receiverUserName,
-          receiverUserEmail,
-          receiverUserTags,
-          accessType: accessType as "ACCESS_TYPE_WEB" | "ACCESS_TYPE_API" | "ACCESS_TYPE_ALL",
-          senderUserId,
-        },
-      ],
-    });
+    const result = await session.client.createInvitations(createParameters(inputs));
     const id = result.invitationIds[0];
     if (id === undefined) throw new Error("create_invitations returned no invitationIds");
     return { id };

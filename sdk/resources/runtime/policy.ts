@@ -7,6 +7,7 @@
 import { operations } from "../../wire/registry";
 import { firstSegment, schemaFailures } from "./check";
 import type { Session } from "./client";
+import { createActivity } from "./earlier-activity";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { isNotFound } from "./errors";
 import { compact } from "./values";
@@ -52,6 +53,12 @@ async function fetchPolicy(session: Session, id: string): Promise<LivePolicy | u
   }
 }
 
+/** The create_policy parameters of `inputs` (unset condition and consensus are left out). */
+function createParameters(inputs: PolicyState) {
+  const { policyName, effect, condition, consensus, notes } = inputs;
+  return compact({ policyName, effect: effect as "EFFECT_ALLOW" | "EFFECT_DENY", condition, consensus, notes });
+}
+
 export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = {
   kind: "Policy",
   idProperty: "policyId",
@@ -92,11 +99,13 @@ export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = 
     consensus: live.consensus ?? "",
     notes: live.notes ?? "",
   }),
+  createActivity: createActivity({
+    operation: "createPolicy",
+    parameters: createParameters,
+    createdId: (result) => result.policyId,
+  }),
   async create(session, inputs) {
-    const { policyName, effect, condition, consensus, notes } = inputs;
-    const result = await session.client.createPolicy(
-      compact({ policyName, effect: effect as "EFFECT_ALLOW" | "EFFECT_DENY", condition, consensus, notes }),
-    );
+    const result = await session.client.createPolicy(createParameters(inputs));
     return { id: result.policyId };
   },
   async update(session, id, live, inputs) {

@@ -8,6 +8,7 @@
 import { operations } from "../../wire/registry";
 import { ETHEREUM_ADDRESS, rule, schemaFailures, SOLANA_ADDRESS, type CheckFailure } from "./check";
 import type { Session } from "./client";
+import { createActivity } from "./earlier-activity";
 import { isNotFound } from "./errors";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { canonicalDocument, compact, containsUnknown, isUnknown } from "./values";
@@ -92,6 +93,17 @@ async function fetchInterface(session: Session, id: string): Promise<LiveInterfa
   }
 }
 
+/** The create_smart_contract_interface parameters of `inputs` (the type in its wire form). */
+function createParameters(inputs: SmartContractInterfaceState) {
+  return compact({
+    smartContractAddress: inputs.smartContractAddress,
+    smartContractInterface: inputs.smartContractInterface,
+    type: `${WIRE_PREFIX}${inputs.type}` as "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM" | "SMART_CONTRACT_INTERFACE_TYPE_SOLANA",
+    label: inputs.label,
+    notes: inputs.notes,
+  });
+}
+
 export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceState, SmartContractInterfaceOutputs, LiveInterface> = {
   kind: "SmartContractInterface",
   idProperty: "smartContractInterfaceId",
@@ -150,16 +162,13 @@ export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceStat
     label: live.label,
     notes: live.notes ?? "",
   }),
+  createActivity: createActivity({
+    operation: "createSmartContractInterface",
+    parameters: createParameters,
+    createdId: (result) => result.smartContractInterfaceId,
+  }),
   async create(session, inputs) {
-    const result = await session.client.createSmartContractInterface(
-      compact({
-        smartContractAddress: inputs.smartContractAddress,
-        smartContractInterface: inputs.smartContractInterface,
-        type: `${WIRE_PREFIX}${inputs.type}` as "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM" | "SMART_CONTRACT_INTERFACE_TYPE_SOLANA",
-        label: inputs.label,
-        notes: inputs.notes,
-      }),
-    );
+    const result = await session.client.createSmartContractInterface(createParameters(inputs));
     return { id: result.smartContractInterfaceId };
   },
   async remove(session, id) {

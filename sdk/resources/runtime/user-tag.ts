@@ -7,6 +7,7 @@
 import { operations } from "../../wire/registry";
 import { firstSegment, schemaFailures, type CheckFailure } from "./check";
 import type { Session } from "./client";
+import { createActivity } from "./earlier-activity";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { containsUnknown, minus, sameSet, sortedSet } from "./values";
 
@@ -42,6 +43,11 @@ export async function fetchUserTag(session: Session, id: string): Promise<LiveTa
   };
 }
 
+/** The create_user_tag parameters of `inputs`. */
+function createParameters(inputs: UserTagState) {
+  return { userTagName: inputs.userTagName, userIds: inputs.userIds };
+}
+
 export const userTagSpec: ResourceSpec<UserTagState, UserTagOutputs, LiveTag> = {
   kind: "UserTag",
   idProperty: "userTagId",
@@ -66,8 +72,13 @@ export const userTagSpec: ResourceSpec<UserTagState, UserTagOutputs, LiveTag> = 
   label: (inputs) => JSON.stringify(inputs.userTagName ?? ""),
   fetch: (session, id) => fetchUserTag(session, id),
   flatten: (live) => ({ userTagId: live.tagId, userTagName: live.tagName, userIds: live.userIds }),
+  createActivity: createActivity({
+    operation: "createUserTag",
+    parameters: createParameters,
+    createdId: (result) => result.userTagId,
+  }),
   async create(session, inputs) {
-    const result = await session.client.createUserTag({ userTagName: inputs.userTagName, userIds: inputs.userIds });
+    const result = await session.client.createUserTag(createParameters(inputs));
     return { id: result.userTagId };
   },
   async update(session, id, live, inputs) {
