@@ -110,7 +110,9 @@ describe("signup_v2", () => {
           ]
         : [],
     );
-    expect(user.authenticators.map((a) => [a.authenticatorName, a.credentialId])).toEqual(has("passkey") ? [["laptop", passkey.credentialId]] : []);
+    expect(user.authenticators.map((a) => [a.authenticatorName, a.credentialId, a.credential.publicKey])).toEqual(
+      has("passkey") ? [["laptop", passkey.credentialId, passkey.publicKey]] : [],
+    );
     expect(user.oauthProviders.map((o) => [o.providerName, o.issuer, o.subject, o.audience]).sort()).toEqual(
       has("oauth")
         ? [

@@ -12,7 +12,6 @@ import {
   base64UrlDecode,
   base64UrlEncode,
   CryptoError,
-  parseWebAuthnRegistration,
   parseWebAuthnStamp,
   verifyWebAuthnStamp,
   WEBAUTHN_STAMP_HEADER,
@@ -21,6 +20,7 @@ import {
 import { notFound, permissionDenied, unauthenticated } from "../errors";
 import type { Store } from "../store";
 import { authStoreOf } from "../store/auth-store";
+import { readStoredRegistration } from "./stored-attestation";
 import type { Caller } from "./types";
 
 interface Candidate {
@@ -36,16 +36,6 @@ function reason(error: unknown): string {
 }
 
 /** Public key of an authenticator created without sign-up (create_users): from its attestation. */
-function keyFromAttestation(attestationJson: string): string | undefined {
-  try {
-    const attestation = JSON.parse(attestationJson) as { attestationObject?: string; clientDataJson?: string };
-    if (typeof attestation.attestationObject !== "string" || typeof attestation.clientDataJson !== "string") return undefined;
-    return parseWebAuthnRegistration({ attestationObject: attestation.attestationObject, clientDataJson: attestation.clientDataJson }).publicKey;
-  } catch {
-    return undefined;
-  }
-}
-
 function candidates(store: Store, credentialId: string, rawId: string): Candidate[] {
   const auth = authStoreOf(store.db);
   const found: Candidate[] = auth.credentials(credentialId).map((c) => ({
@@ -57,7 +47,7 @@ function candidates(store: Store, credentialId: string, rawId: string): Candidat
   const known = new Set(found.map((c) => c.authenticatorId));
   for (const a of auth.authenticatorsByCredentialId(credentialId, rawId)) {
     if (known.has(a.id)) continue;
-    found.push({ authenticatorId: a.id, orgId: a.org_id, userId: a.user_id, publicKey: keyFromAttestation(a.attestation_json) });
+    found.push({ authenticatorId: a.id, orgId: a.org_id, userId: a.user_id, publicKey: readStoredRegistration(a.attestation_json)?.publicKey });
   }
   return found;
 }

@@ -4,6 +4,7 @@
  * every handler that returns that record.
  */
 import type { Activity, Vote } from "../../wire/activity";
+import { aaguidText, readStoredRegistration } from "./stored-attestation";
 import type { ApiKey } from "../../wire/operations/api-keys";
 import type { Invitation } from "../../wire/operations/invitations";
 import type { Policy } from "../../wire/operations/policies";
@@ -42,15 +43,19 @@ export function userView(store: Store, row: UserRow): User {
     userName: row.name,
     authenticators: store.users.authenticators(row.id).map((a) => {
       const attestation = JSON.parse(a.attestation_json) as { transports?: User["authenticators"][number]["transports"] };
+      const registration = readStoredRegistration(a.attestation_json);
       return {
         transports: attestation.transports ?? [],
-        attestationType: "none",
-        aaguid: "00000000-0000-0000-0000-000000000000",
+        attestationType: registration?.fmt ?? "none",
+        aaguid: registration ? aaguidText(registration.aaguid) : "00000000-0000-0000-0000-000000000000",
         credentialId: a.credential_id,
         model: "",
-        // The emulator does not decode attestation objects, so the credential's public key is
-        // not known; the credential id stands in for it.
-        credential: { publicKey: a.credential_id, type: "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR" },
+        credential: {
+          // An attestation that does not decode (accepted by create_users, which does not
+          // require one that does) has no key to show; its credential id stands in for it.
+          publicKey: registration?.publicKey ?? a.credential_id,
+          type: "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR",
+        },
         authenticatorId: a.id,
         authenticatorName: a.name,
         createdAt: timestampOf(a.created_ms),
