@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { ApiKeyStamper, KeyformClient, startEmulator, type RunningEmulator } from "keyform";
 import { parseOrgSettings, PROJECT } from "./org/settings";
 import { seedOrganization } from "./org/seed";
-import { localStateDir, openStack } from "./shared/workspace";
+import { keyformEnvironment, localStateDir, openStack } from "./shared/workspace";
 
 interface Target {
   env: Record<string, string>;
@@ -24,13 +24,7 @@ interface Target {
 
 /** The server to run against: the KEYFORM_* environment, or a freshly started emulator. */
 async function chooseTarget(dataDir: string): Promise<Target> {
-  if (process.env.KEYFORM_BASE_URL) {
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(process.env)) {
-      if (key.startsWith("KEYFORM_") && value !== undefined) env[key] = value;
-    }
-    return { env };
-  }
+  if (process.env.KEYFORM_BASE_URL) return { env: keyformEnvironment() };
   const emulator = await startEmulator({
     port: Number(process.env.KEYFORM_EMULATOR_PORT ?? 0),
     dataDir,

@@ -12,7 +12,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { openStack, repoRoot } from "../shared/workspace";
+import { keyformEnvironment, openStack, repoRoot } from "../shared/workspace";
 import { renderMarkdown, SummaryCollector, type ChangeSummary } from "./summary";
 
 /** Exit code of `drift` when the live organization differs from the code. */
@@ -20,12 +20,6 @@ export const DRIFT_EXIT_CODE = 3;
 
 const OPERATIONS = ["preview", "up", "drift"] as const;
 type Operation = (typeof OPERATIONS)[number];
-
-function keyformEnvironment(): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith("KEYFORM_") && e[1] !== undefined),
-  );
-}
 
 async function run(operation: Operation, stackName: string, workDir: string): Promise<ChangeSummary> {
   const stack = await openStack({ stackName, envVars: keyformEnvironment(), workDir });

@@ -25,6 +25,13 @@ export function pulumiBinDir(): string {
   return out.trim().split("\n").pop()!.trim();
 }
 
+/** The `KEYFORM_*` settings of this process's environment, to hand to the CLI and plugins. */
+export function keyformEnvironment(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith("KEYFORM_") && e[1] !== undefined),
+  );
+}
+
 export interface OpenStackOptions {
   stackName: string;
   /** Passed to the CLI, the program and the provider plugins (KEYFORM_* settings among them). */

@@ -13,7 +13,8 @@
  *
  * Every failure is an {@link EmulatorError}; bad input never reaches a handler.
  */
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { activityFingerprint } from "../client/transport";
 import type { FastifyBaseLogger } from "fastify";
 import type { z } from "zod";
 import type { ActivityDef, AuthProxyDef, OperationDef } from "../wire/define";
@@ -98,10 +99,6 @@ function validate<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   return parsed.data;
 }
 
-/** `sha256:` + hex SHA-256 of the exact body bytes (fact sheet 2). */
-export function fingerprintOf(raw: Uint8Array): string {
-  return `sha256:${createHash("sha256").update(raw).digest("hex")}`;
-}
 
 /** Routes requests to the handlers of the modules. */
 export class Dispatcher {
@@ -182,7 +179,7 @@ export class Dispatcher {
     raw: Uint8Array,
     evidence: VoteEvidence,
   ): Reply {
-    const fingerprint = fingerprintOf(raw);
+    const fingerprint = activityFingerprint(raw);
     // A byte-identical resubmission (a client retry) gets the activity it already produced,
     // whatever its age: the fingerprint covers timestampMs, so this is the same request.
     const existing = this.store.activities.findByFingerprint(fingerprint);

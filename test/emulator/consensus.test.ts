@@ -10,7 +10,7 @@ import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
 import { ConsensusNeededError } from "../../sdk/client/errors";
 import { generateApiKeyPair } from "../../sdk/client/keys";
-import { fingerprintOf } from "../../sdk/emulator/dispatch";
+import { activityFingerprint } from "../../sdk/client/transport";
 import type { Activity } from "../../sdk/wire/activity";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { envelope, post, rootStamper } from "./raw";
@@ -102,7 +102,7 @@ describe("root quorum with threshold 2", () => {
     });
     expect(vote!.signature).toMatch(/^[0-9a-f]+$/);
     // The message is the exact body A signed: its fingerprint is the activity's.
-    expect(fingerprintOf(new TextEncoder().encode(vote!.message!))).toBe(held.fingerprint);
+    expect(activityFingerprint(vote!.message!)).toBe(held.fingerprint);
     expect(await tagNames()).not.toContain("consensus-ops");
     expect((await activity(held.id)).status).toBe(CONSENSUS);
     const waiting = await a.listActivities({ filterByStatus: [CONSENSUS] });

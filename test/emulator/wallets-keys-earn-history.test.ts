@@ -3,17 +3,15 @@
  * earn_withdraw) and list_eth_transaction_history (order, pagination with opaque cursors,
  * the private-key-address refusal, fixtures loaded from a file) over real HTTP.
  */
-import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { decryptExportBundle as officialDecryptExportBundle } from "@turnkey/crypto";
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { hexToBytes } from "@noble/hashes/utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
-import { KeyformClient } from "../../sdk/client/client";
+import type { KeyformClient } from "../../sdk/client/client";
 import { generateP256KeyPair } from "../../sdk/crypto";
-import { startEmulator, type RunningEmulator } from "../../sdk/emulator";
+import type { RunningEmulator } from "../../sdk/emulator";
+import { startTestEmulator } from "../support/emulator";
 import { defaultAccount, encodeAddress } from "../../sdk/emulator/wallets";
 import { envelope, post, rootStamper } from "./raw";
 
@@ -24,22 +22,14 @@ const VAULT = "0x8eB67A509616cd6A7c1B3c8C21D48FF57df3d458";
 let emu: RunningEmulator;
 let client: KeyformClient;
 let orgId: string;
-let dataDir: string;
+let stopEmulator: () => Promise<void>;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-wallets-"));
-  emu = await startEmulator({ port: 0, dataDir, logLevel: "silent", fixturesFile: FIXTURES });
+  ({ emulator: emu, client, stop: stopEmulator } = await startTestEmulator({ fixturesFile: FIXTURES }));
   orgId = emu.bootstrap.organizationId;
-  client = new KeyformClient({
-    baseUrl: emu.url,
-    organizationId: orgId,
-    stamper: new ApiKeyStamper({ apiPublicKey: emu.bootstrap.apiPublicKey, apiPrivateKey: emu.bootstrap.apiPrivateKey }),
-    poll: { intervalMs: 50 },
-  });
 });
 afterAll(async () => {
-  await emu?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await stopEmulator?.();
 });
 
 const submit = (type: string, name: string, parameters: unknown) =>

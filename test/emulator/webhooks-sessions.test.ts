@@ -3,16 +3,13 @@
  * events, verifies their signature with the exported helper, and sees a retry after it
  * answered 500 once), plus session profiles, over real HTTP.
  */
-import * as fs from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import * as os from "node:os";
-import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
-import { KeyformClient } from "../../sdk/client/client";
+import type { KeyformClient } from "../../sdk/client/client";
 import { verifyWebhookSignature } from "../../sdk/client";
-import { startEmulator, type RunningEmulator } from "../../sdk/emulator";
+import type { RunningEmulator } from "../../sdk/emulator";
+import { startTestEmulator } from "../support/emulator";
 import { envelope, post, rootStamper } from "./raw";
 
 interface Received {
@@ -54,28 +51,20 @@ class Receiver {
   }
 }
 
+const receiver = new Receiver();
 let emu: RunningEmulator;
 let client: KeyformClient;
 let orgId: string;
-let dataDir: string;
-const receiver = new Receiver();
+let stopEmulator: () => Promise<void>;
 
 beforeAll(async () => {
   await receiver.start();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-webhooks-"));
-  emu = await startEmulator({ port: 0, dataDir, logLevel: "silent", webhooks: { baseDelayMs: 50, maxDelayMs: 200, maxAttempts: 3, timeoutMs: 2000 } });
+  ({ emulator: emu, client, stop: stopEmulator } = await startTestEmulator({ webhooks: { baseDelayMs: 50, maxDelayMs: 200, maxAttempts: 3, timeoutMs: 2000 } }));
   orgId = emu.bootstrap.organizationId;
-  client = new KeyformClient({
-    baseUrl: emu.url,
-    organizationId: orgId,
-    stamper: new ApiKeyStamper({ apiPublicKey: emu.bootstrap.apiPublicKey, apiPrivateKey: emu.bootstrap.apiPrivateKey }),
-    poll: { intervalMs: 50 },
-  });
 });
 afterAll(async () => {
-  await emu?.close();
+  await stopEmulator?.();
   await receiver.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 const submit = (type: string, name: string, parameters: unknown) =>

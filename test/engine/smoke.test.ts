@@ -11,7 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { Deployment, OpMap } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createInlineStack, createWorkDirStack, exportStoredState, pulumiBinDir, repoRoot } from "../support/engine";
+import { createInlineStack, createWorkDirStack, storedState, pulumiBinDir, repoRoot } from "../support/engine";
 
 const PROBE_TYPE = "pulumi-nodejs:dynamic/keyform:SmokeProbe";
 const probeModulePath = path.join(repoRoot, "dist", "sdk", "resources", "smoke-probe.js");
@@ -135,7 +135,7 @@ describe("engine smoke: workDir project through keyform's language host", () => 
       expect(up.outputs.note?.secret).toBe(true);
       // The secret config value reaches state (as an output and as input of the default provider)
       // only encrypted.
-      const stored = JSON.stringify(await exportStoredState(stack));
+      const stored = storedState(stack);
       expect(stored).toContain("ciphertext");
       expect(stored).not.toContain("note-kept-secret");
 

@@ -7,7 +7,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
-import { startEmulator, type RunningEmulator } from "../../sdk/emulator";
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../sdk/emulator";
 
 export interface TestEmulator {
   emulator: RunningEmulator;
@@ -20,11 +20,14 @@ export interface TestEmulator {
 
 /**
  * Starts an emulator (port 0, log level `silent`) in a new temp directory.
- * @param options.dataDir reuse this directory instead of a new one (it is then not removed)
+ * @param options.dataDir reuse this directory instead of a new one (it is then not removed);
+ *   any other emulator option (fixtures, webhooks, allowlists) is passed through
  */
-export async function startTestEmulator(options: { dataDir?: string } = {}): Promise<TestEmulator> {
+export async function startTestEmulator(
+  options: Partial<Omit<EmulatorOptions, "port" | "logLevel">> = {},
+): Promise<TestEmulator> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "keyform-emulator-"));
-  const emulator = await startEmulator({ port: 0, dataDir, logLevel: "silent" });
+  const emulator = await startEmulator({ ...options, port: 0, dataDir, logLevel: "silent" });
   const { bootstrap } = emulator;
   const client = new KeyformClient({
     baseUrl: emulator.url,

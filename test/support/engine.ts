@@ -5,18 +5,16 @@
  * developer's Pulumi login or each other's state, and plugins are never downloaded: the CLI and
  * its plugins come from `scripts/install-pulumi`.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import {
   LocalWorkspace,
   PulumiCommand,
   type ConfigMap,
   type ConfigValue,
-  type Deployment,
   type PulumiFn,
   type Stack,
 } from "@pulumi/pulumi/automation";
@@ -192,20 +190,26 @@ export async function createWorkDirStack(options: WorkDirStackOptions): Promise<
 }
 
 /**
- * The stack's state as the backend stores it: secrets stay ciphertext. Use this to prove a secret
+ * The stack's state as stored at rest: every file of its `file://` backend (checkpoints,
+ * backups, history) and its `Pulumi.<stack>.yaml`, concatenated. Use this to prove a secret
  * never reaches state in plaintext; Automation's `stack.exportStack()` runs
  * `pulumi stack export --show-secrets`, so it shows every secret decrypted.
- * @throws Error when the CLI fails.
+ * @throws Error when the stack does not use a file backend.
  */
-export async function exportStoredState(stack: Stack): Promise<Deployment> {
-  const { stdout } = await promisify(execFile)(
-    path.join(pulumiBinDir(), "pulumi"),
-    ["stack", "export", "--stack", stack.name, "--non-interactive"],
-    {
-      cwd: stack.workspace.workDir,
-      env: { ...process.env, ...stack.workspace.envVars },
-      maxBuffer: 256 * 1024 * 1024,
-    },
-  );
-  return JSON.parse(stdout) as Deployment;
+export function storedState(stack: Stack): string {
+  const url = (stack.workspace as LocalWorkspace).envVars.PULUMI_BACKEND_URL;
+  if (!url?.startsWith("file://")) throw new Error(`not a file backend: ${String(url)}`);
+  const texts: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else texts.push(fs.readFileSync(full, "utf8"));
+    }
+  };
+  walk(url.slice("file://".length));
+  // The stack's config file holds secret config, encrypted.
+  const configFile = path.join(stack.workspace.workDir, `Pulumi.${stack.name}.yaml`);
+  if (fs.existsSync(configFile)) texts.push(fs.readFileSync(configFile, "utf8"));
+  return texts.join("\n");
 }

@@ -11,7 +11,7 @@ import { verifyClientSignature, CLIENT_SIGNATURE_SCHEME } from "../../client/cli
 import type { Headers } from "../auth";
 import type { ApiKeyCurve } from "../../wire/enums";
 import type { ClientSignature } from "../../wire/shared";
-import { invalidArgument, unauthenticated } from "../errors";
+import { unauthenticated } from "../errors";
 import type { Store } from "../store";
 import { AUTH_PROXY_CONFIG_HEADER } from "../../wire/operations/auth";
 

@@ -3,7 +3,7 @@
  * Users (fact sheet 3.7). User names are unique per organization; `userTags` are tag ids of
  * the organization's user tags.
  */
-import { alreadyExists, failedPrecondition, invalidArgument } from "../errors";
+import { alreadyExists, failedPrecondition } from "../errors";
 import { insertApiKeys } from "./api-keys";
 import { newId, requireDistinct, requireUser, requireUserTag } from "./common";
 import type { ActivityContext, EmulatorModule } from "./types";

@@ -3,14 +3,13 @@
  * One wallet account from a wallet's secret and the account parameters of spec 2.3:
  * curve, path format, path and address format.
  */
-import { hexToBytes } from "@noble/hashes/utils";
+import { bytesToHex, hexToBytes } from "@noble/hashes/utils";
 import type { AddressFormat, Curve, PathFormat } from "../../wire/enums";
 import { WalletDerivationError } from "./errors";
 import { addressFormatSpec, encodeAddress } from "./formats";
 import { assertDerivable, deriveHdKey } from "./hd";
 import { mnemonicToSeed } from "./mnemonic";
 import { parseDerivationPath } from "./path";
-import { toHex } from "./encoding";
 
 /** Account parameters plus the wallet secret: a mnemonic (with optional passphrase) or a seed. */
 export type DeriveAccountInput = {
@@ -81,10 +80,10 @@ export function deriveAccount(input: DeriveAccountInput): DerivedAccount {
   const seed = input.mnemonic !== undefined ? mnemonicToSeed(input.mnemonic, input.passphrase ?? "") : seedBytes(input.seed);
   const key = deriveHdKey(seed, curve, indexes);
   const account: DerivedAccount = {
-    publicKey: toHex(key.publicKey),
+    publicKey: bytesToHex(key.publicKey),
     address: encodeAddress(key.publicKey, curve, addressFormat),
     ...(spec.caip2Prefix !== undefined ? { caip2Prefix: spec.caip2Prefix } : {}),
   } as DerivedAccount;
-  Object.defineProperty(account, "privateKey", { value: toHex(key.privateKey), enumerable: false, writable: false });
+  Object.defineProperty(account, "privateKey", { value: bytesToHex(key.privateKey), enumerable: false, writable: false });
   return account;
 }

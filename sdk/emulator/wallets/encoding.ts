@@ -1,11 +1,11 @@
 /**
  * @module emulator/wallets/encoding
  * Small encoding primitives the address formats share: HASH160, Base58Check (Bitcoin and
- * Ripple alphabets) and hex.
+ * Ripple alphabets).
  */
 import { ripemd160 } from "@noble/hashes/legacy";
 import { sha256 } from "@noble/hashes/sha2";
-import { bytesToHex, concatBytes } from "@noble/hashes/utils";
+import { concatBytes } from "@noble/hashes/utils";
 import { base58, base58xrp } from "@scure/base";
 
 /** RIPEMD-160(SHA-256(data)), Bitcoin's HASH160. */
@@ -26,9 +26,4 @@ export function base58check(version: Uint8Array, payload: Uint8Array, alphabet: 
   const body = concatBytes(version, payload);
   const full = concatBytes(body, sha256d(body).slice(0, 4));
   return alphabet === "ripple" ? base58xrp.encode(full) : base58.encode(full);
-}
-
-/** Lower-case hex without prefix. */
-export function toHex(bytes: Uint8Array): string {
-  return bytesToHex(bytes);
 }

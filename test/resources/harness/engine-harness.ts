@@ -3,10 +3,9 @@
  * require (the closure serializer needs real CommonJS), the settings of an emulator as
  * KEYFORM_* variables, and readers for up summaries and exported state.
  */
-import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
-import type { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
+import type { Stack } from "@pulumi/pulumi/automation";
 import type { RunningEmulator } from "../../../sdk/emulator";
 
 const requireCjs = createRequire(path.join(__dirname, "../../../package.json"));
@@ -75,24 +74,4 @@ export function since(start: number): number {
   return Math.round(performance.now() - start);
 }
 
-/**
- * The stack's state as stored at rest: every file of its `file://` backend, concatenated.
- * (`stack.exportStack()` decrypts secrets, so it cannot show what is stored.)
- */
-export function storedState(stack: Stack): string {
-  const url = (stack.workspace as LocalWorkspace).envVars.PULUMI_BACKEND_URL;
-  if (!url?.startsWith("file://")) throw new Error(`not a file backend: ${String(url)}`);
-  const texts: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else texts.push(fs.readFileSync(full, "utf8"));
-    }
-  };
-  walk(url.slice("file://".length));
-  // The stack's config file (Pulumi.<stack>.yaml) holds secret config, encrypted.
-  const configFile = path.join(stack.workspace.workDir, `Pulumi.${stack.name}.yaml`);
-  if (fs.existsSync(configFile)) texts.push(fs.readFileSync(configFile, "utf8"));
-  return texts.join("\n");
-}
+export { storedState } from "../../support/engine";
