@@ -15,6 +15,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { dedupe, rule, type CheckFailure } from "./check";
 import { resolveOrganizationId, sessionFor, type Session } from "./client";
 import { findEarlierActivities, type CreateActivity } from "./earlier-activity";
+import type { ResourceDescription } from "./describe";
 import { consensusNeededMessage, explain, isNotFound, ProviderError } from "./errors";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
 import { canonicalJson, compact, containsUnknown, isUnknown } from "./values";
@@ -52,6 +53,11 @@ export interface PropertyRule<I, O> {
 export interface ResourceSpec<I extends BaseInputs, O extends BaseOutputs, L> {
   /** The class name, e.g. `UserTag`, for messages. */
   readonly kind: string;
+  /**
+   * Types, documentation and secrecy of the inputs and outputs: the source of the plugin's
+   * schema and the docs (`describe.ts`). Optional only until every resource has one.
+   */
+  readonly describe?: ResourceDescription;
   /** The output holding the object's id, e.g. `userTagId`. */
   readonly idProperty: keyof O & string;
   /** The properties `diff` and import compare, and how. */

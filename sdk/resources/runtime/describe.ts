@@ -1,0 +1,48 @@
+/**
+ * @module resources/runtime/describe
+ * The one description of a resource's properties: types, documentation, secrecy. Every front
+ * door is derived from it (the provider plugin's Pulumi package schema, the generated
+ * documentation, the checks of the schema's shape), so adding a resource or a property means
+ * editing its {@link ResourceDescription} and nothing else.
+ *
+ * The shapes follow the Pulumi package schema's type specs closely, so the schema is a plain
+ * mapping of these values.
+ */
+
+/** The type of one property, in the terms of a Pulumi package schema. */
+export type PropertyType =
+  | { readonly type: "string"; readonly enum?: readonly string[] }
+  | { readonly type: "integer" }
+  | { readonly type: "number" }
+  | { readonly type: "boolean" }
+  | { readonly type: "array"; readonly items: PropertyType }
+  /** An object with known properties (`properties`), or a map of one value type (`additionalProperties`). */
+  | {
+      readonly type: "object";
+      readonly properties?: Readonly<Record<string, PropertyDescription>>;
+      readonly additionalProperties?: PropertyType;
+    }
+  /** Any JSON value (a string holding JSON, or the parsed object): e.g. an ABI. */
+  | { readonly type: "json" };
+
+/** One property of a resource or of a nested object. */
+export type PropertyDescription = PropertyType & {
+  /** Markdown shown in the schema, the generated SDKs and the docs. */
+  readonly description: string;
+  /** The value is a secret: stored encrypted, never printed. */
+  readonly secret?: boolean;
+  /** An input the program must set (inputs and nested objects only). */
+  readonly required?: boolean;
+  /** A change replaces the object (inputs only); mirrors the diff rule of the property. */
+  readonly replaceOnChange?: boolean;
+};
+
+/** Everything the front doors need to know about one resource beyond its CRUD logic. */
+export interface ResourceDescription {
+  /** Markdown documentation of the resource. */
+  readonly description: string;
+  /** Inputs besides the base ones (`organizationId`, `importId`), which every resource has. */
+  readonly inputs: Readonly<Record<string, PropertyDescription>>;
+  /** Outputs besides the base one (`organizationId`). */
+  readonly outputs: Readonly<Record<string, PropertyDescription>>;
+}
