@@ -1,0 +1,220 @@
+/**
+ * @module cli/policy
+ * `keyform policy check` and `keyform policy simulate`: policy tests for a project's CI.
+ *
+ * - `check <file|expression>…` parses and type checks expressions (a JSON file of policies, a
+ *   `pulumi stack export`, a text file holding one expression, or the expression itself) and
+ *   prints each error and warning with its line and column. Exit 1 on an error (and on a warning
+ *   with `--strict`).
+ * - `simulate` decides one activity under an organization's policies, read from a file
+ *   (`--policies`) or from a server (`--data <emulator dir>` or the KEYFORM_* settings), and
+ *   prints the outcome and each policy's evaluation. `--expect` makes it a test: exit 1 when
+ *   the outcome differs.
+ */
+import * as fs from "node:fs";
+import { Command, InvalidArgumentError, Option } from "commander";
+import {
+  checkPolicy,
+  declaredPolicies,
+  EXPRESSION_KINDS,
+  formatDiagnostic,
+  simulate,
+  type ExpressionKind,
+  type PolicyRecord,
+  type SimulatedActivity,
+  type Simulation,
+} from "../policy";
+import { KeyformClient } from "../client/client";
+import { ApiKeyStamper } from "../client/api-key-stamper";
+import { requireSetting, resolveSettings } from "../resources/runtime/settings";
+import { readBootstrap } from "./env";
+
+/** Short names accepted by `--expect`. */
+const EXPECTATIONS: Readonly<Record<string, string>> = {
+  allow: "OUTCOME_ALLOW",
+  deny: "OUTCOME_DENY",
+  "deny-explicit": "OUTCOME_DENY_EXPLICIT",
+  "deny-implicit": "OUTCOME_DENY_IMPLICIT",
+  consensus: "OUTCOME_REQUIRES_CONSENSUS",
+};
+
+interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const stdio: Output = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8")) as unknown;
+  } catch (error) {
+    throw new Error(`${file}: ${(error as Error).message}`);
+  }
+}
+
+/** The expressions to check in one argument: `[label, expressions]` pairs. */
+function checkTargets(argument: string, kind: ExpressionKind): [string, Parameters<typeof checkPolicy>[0]][] {
+  if (!fs.existsSync(argument)) return [["expression", { [kind]: argument }]];
+  if (argument.endsWith(".json")) {
+    const document = readJson(argument);
+    const list = (document as { policies?: unknown }).policies ?? document;
+    const items = Array.isArray(list) ? list : [document];
+    // Session profiles carry a `scope`; stack exports and policy lists carry policies.
+    if (items.every((item) => typeof item === "object" && item !== null && "scope" in item)) {
+      return items.map((item, i) => [`${argument}[${i}]`, { scope: (item as { scope: string }).scope }]);
+    }
+    return declaredPolicies(document, argument).map((p) => [`${argument}: policy ${JSON.stringify(p.policyName)}`, p]);
+  }
+  return [[argument, { [kind]: fs.readFileSync(argument, "utf8") }]];
+}
+
+/** Runs `policy check`; returns the exit code. */
+export function runCheck(targets: readonly string[], options: { kind: ExpressionKind; strict?: boolean; json?: boolean }, io: Output = stdio): number {
+  let errors = 0;
+  let warnings = 0;
+  const report: unknown[] = [];
+  for (const argument of targets) {
+    for (const [label, declared] of checkTargets(argument, options.kind)) {
+      for (const d of checkPolicy(declared)) {
+        if (d.severity === "error") errors++;
+        else warnings++;
+        report.push({ source: label, ...d });
+        if (!options.json) io.out(`${label}: ${d.property} ${formatDiagnostic(d)} (${d.severity}: ${d.rule})\n`);
+      }
+    }
+  }
+  if (options.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+  else io.out(`${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}\n`);
+  return errors > 0 || (options.strict === true && warnings > 0) ? 1 : 0;
+}
+
+/** A client of the organization: the emulator's bootstrap.json in `dataDir`, or the KEYFORM_* settings. */
+function serverClient(dataDir: string | undefined): KeyformClient {
+  if (dataDir !== undefined) {
+    const b = readBootstrap(dataDir);
+    return new KeyformClient({
+      baseUrl: b.baseUrl,
+      organizationId: b.organizationId,
+      stamper: new ApiKeyStamper({ apiPublicKey: b.apiPublicKey, apiPrivateKey: b.apiPrivateKey }),
+    });
+  }
+  const settings = resolveSettings(undefined);
+  const purpose = "keyform policy simulate";
+  return new KeyformClient({
+    baseUrl: settings.baseUrl,
+    organizationId: requireSetting(settings, "organizationId", purpose),
+    stamper: new ApiKeyStamper({
+      apiPublicKey: requireSetting(settings, "apiPublicKey", purpose),
+      apiPrivateKey: requireSetting(settings, "apiPrivateKey", purpose),
+    }),
+  });
+}
+
+/**
+ * Decides `activity` under the policies of a live organization. Approvers given by id only are
+ * filled in from the organization's users (tag ids, email, name as alias).
+ */
+export async function simulateOnServer(client: KeyformClient, activity: SimulatedActivity): Promise<Simulation> {
+  const { policies } = await client.listPolicies();
+  const records: PolicyRecord[] = policies.map((p) => ({ ...p, time: p.time ?? null }));
+  const approvers = [];
+  for (const approver of activity.approvers ?? []) {
+    if (approver.tags !== undefined) {
+      approvers.push(approver);
+      continue;
+    }
+    const { user } = await client.getUser({ userId: approver.id });
+    approvers.push({ id: user.userId, tags: user.userTags, email: user.userEmail ?? "", alias: user.userName });
+  }
+  return simulate(records, { ...activity, approvers });
+}
+
+/** The activity of `simulate`'s options: `--activity <file>`, overridden by `--type`, `--parameters`, `--approver`. */
+function activityOf(options: { activity?: string; type?: string; parameters?: string; approver?: string[]; now?: string; root?: boolean }): SimulatedActivity {
+  const base = (options.activity !== undefined ? readJson(options.activity) : {}) as SimulatedActivity;
+  let parameters: unknown = base.parameters;
+  if (options.parameters !== undefined) {
+    try {
+      parameters = JSON.parse(options.parameters) as unknown;
+    } catch {
+      throw new InvalidArgumentError("--parameters: expected a JSON object");
+    }
+  }
+  return {
+    ...base,
+    type: options.type ?? base.type,
+    parameters,
+    ...(options.approver ? { approvers: options.approver.map((id) => ({ id })) } : {}),
+    ...(options.now !== undefined ? { now: options.now } : {}),
+    ...(options.root ? { rootQuorum: true } : {}),
+  };
+}
+
+function printSimulation(simulation: Simulation, io: Output): void {
+  io.out(`outcome: ${simulation.outcome} (${simulation.reason})\n`);
+  for (const e of simulation.evaluations) {
+    io.out(`  ${e.outcome.padEnd(26)} ${e.effect === "EFFECT_DENY" ? "DENY " : "ALLOW"} ${JSON.stringify(e.policyName)} ${e.policyId}: ${e.reason}\n`);
+  }
+}
+
+/** Whether `outcome` meets `--expect` (`deny` matches both denials). */
+function meets(outcome: string, expectation: string): boolean {
+  const wanted = EXPECTATIONS[expectation] ?? expectation;
+  return wanted === "OUTCOME_DENY" ? outcome.startsWith("OUTCOME_DENY") : outcome === wanted;
+}
+
+/** Runs `policy simulate`; returns the exit code. */
+export async function runSimulate(
+  options: { policies?: string; data?: string; activity?: string; type?: string; parameters?: string; approver?: string[]; now?: string; root?: boolean; expect?: string; json?: boolean },
+  io: Output = stdio,
+): Promise<number> {
+  const activity = activityOf(options);
+  const simulation =
+    options.policies !== undefined
+      ? simulate(declaredPolicies(readJson(options.policies), options.policies), activity)
+      : await simulateOnServer(serverClient(options.data), activity);
+  if (options.json) io.out(`${JSON.stringify(simulation, null, 2)}\n`);
+  else printSimulation(simulation, io);
+  if (options.expect !== undefined && !meets(simulation.outcome, options.expect)) {
+    io.err(`expected ${options.expect}, got ${simulation.outcome}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** `keyform policy check|simulate`. */
+export function policyCommand(): Command {
+  const policy = new Command("policy").description("check policy expressions and simulate the policy engine");
+
+  policy
+    .command("check")
+    .description("parse and type check policy expressions: JSON files of policies, stack exports, expression files or expressions")
+    .argument("<file|expression...>", "files or expressions to check")
+    .addOption(new Option("-k, --kind <kind>", "kind of a bare expression or expression file").choices(EXPRESSION_KINDS).default("condition"))
+    .option("--strict", "fail on warnings too")
+    .option("--json", "print the findings as JSON")
+    .action((targets: string[], options: { kind: ExpressionKind; strict?: boolean; json?: boolean }) => {
+      process.exitCode = runCheck(targets, options);
+    });
+
+  policy
+    .command("simulate")
+    .description("decide one activity under an organization's policies and print each policy's evaluation")
+    .option("--policies <file>", "policies from a JSON file (list, {policies}, or a pulumi stack export)")
+    .option("--data <dir>", "policies and users of a running emulator (its data directory); default: the KEYFORM_* settings")
+    .option("--activity <file>", "JSON activity: {type, parameters, approvers, credentials, keywords, now, rootQuorum}")
+    .option("--type <ACTIVITY_TYPE>", "activity type (overrides the file)")
+    .option("--parameters <json>", "activity parameters as JSON (overrides the file)")
+    .option("--approver <userId>", "submitter, then approvers (repeatable; overrides the file)", collect)
+    .option("--now <time>", "evaluation time, RFC 3339 UTC")
+    .option("--root", "the submitter acts as the root quorum")
+    .option("--expect <outcome>", "exit 1 unless the outcome is allow, deny, deny-explicit, deny-implicit, consensus or an OUTCOME_* value")
+    .option("--json", "print the decision as JSON")
+    .action(async (options: Parameters<typeof runSimulate>[0]) => {
+      process.exitCode = await runSimulate(options);
+    });
+  return policy;
+}
