@@ -26,7 +26,8 @@ import { RequestValidationError, ResponseValidationError } from "./errors";
 import { paginateQuery, type PaginateOptions } from "./pagination";
 import type { RetryOptions } from "./retry";
 import type { Stamper } from "./stamper";
-import { Transport, type ClientLogger } from "./transport";
+import { recoverSubmit, isUnknownOutcome } from "./submit-recovery";
+import { activityFingerprint, Transport, type ClientLogger } from "./transport";
 
 /** Constructor options of {@link KeyformClient}. */
 export interface KeyformClientOptions {
@@ -40,6 +41,8 @@ export interface KeyformClientOptions {
   fetch?: typeof fetch;
   /** Per-attempt timeout in ms (default 30_000). */
   timeoutMs?: number;
+  /** Budget of a whole call (every attempt and backoff wait) in ms; default: none. */
+  budgetMs?: number;
   /** Retries of network errors, 429, 502, 503, 504 (defaults: 3 retries, 250 ms base, 5 s cap). */
   retry?: RetryOptions;
   /** Polling of CREATED/PENDING activities (defaults: every 500 ms, for up to 30 s). */
@@ -132,6 +135,7 @@ export class KeyformClient {
       stamper: options.stamper,
       fetch: options.fetch,
       timeoutMs: options.timeoutMs,
+      budgetMs: options.budgetMs,
       retry: options.retry,
       logger: options.logger,
     });
@@ -213,14 +217,39 @@ export class KeyformClient {
     const envelope: Record<string, unknown> = { type: def.type, timestampMs, organizationId, parameters: checkedParameters };
     if (options?.generateAppProofs !== undefined) envelope["generateAppProofs"] = options.generateAppProofs;
 
-    const { data, fingerprint } = await this.#transport.send({
-      operation: name,
-      path: def.path,
-      body: envelope,
-      schema: ActivityResponse,
-      fingerprint: true,
-    });
-    const { activity, consensusWaitedMs } = await pollActivity(data.activity, {
+    const budgetMs = this.#transport.budgetMs;
+    const deadline = budgetMs === undefined ? Infinity : Date.now() + budgetMs;
+    const send = (budget?: number) =>
+      this.#transport.send({ operation: name, path: def.path, body: envelope, schema: ActivityResponse, fingerprint: true, budgetMs: budget });
+    const fingerprint = activityFingerprint(JSON.stringify(envelope));
+    let submitted: Activity;
+    try {
+      submitted = (await send()).data.activity;
+    } catch (error) {
+      if (!isUnknownOutcome(error)) throw error;
+      // Resend the same bytes, then ask by fingerprint, before giving up (submit-recovery.ts).
+      submitted = await recoverSubmit(
+        {
+          operation: name,
+          fingerprint,
+          activityType: def.type,
+          deadline,
+          resend: async (budget) => (await send(budget)).data.activity,
+          listRecent: async (limit, budget) => {
+            const listed = await this.#transport.send({
+              operation: "listActivities",
+              path: operations.listActivities.path,
+              body: { organizationId, filterByType: [def.type], paginationOptions: { limit: String(limit) } },
+              schema: operations.listActivities.response,
+              budgetMs: budget,
+            });
+            return (listed.data as { activities: Activity[] }).activities;
+          },
+        },
+        error,
+      );
+    }
+    const { activity, consensusWaitedMs } = await pollActivity(submitted, {
       operation: name,
       fingerprint,
       poll: this.#poll,

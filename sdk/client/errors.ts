@@ -294,3 +294,47 @@ function zodPaths(error: z.ZodError, root?: string): string[] {
     [root, ...issue.path.map(String)].filter((p) => p !== undefined && p !== "").join(".") || "(body)",
   );
 }
+
+/**
+ * An activity submit ended without a definite answer (connection reset, timeout, retries on
+ * 429/5xx exhausted), the byte-identical resends got none either, and the service could not
+ * be asked whether it holds an activity with this request's fingerprint. The service may have
+ * applied it: the object may exist.
+ */
+export class SubmitOutcomeUnknownError extends KeyformError {
+  /** `sha256:<hex>` of the submitted body: the service's key for the activity, if it exists. */
+  readonly fingerprint: string;
+  /** The activity type, e.g. `ACTIVITY_TYPE_CREATE_USER_TAG`. */
+  readonly activityType: string;
+
+  constructor(context: { operation: string; fingerprint: string; activityType: string }, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(
+      `${context.operation}: the outcome is unknown: no answer arrived (${reason}) and the service could not be asked ` +
+        `for the activity with fingerprint ${context.fingerprint}; it may have been applied`,
+      context.operation,
+      { cause },
+    );
+    this.fingerprint = context.fingerprint;
+    this.activityType = context.activityType;
+  }
+}
+
+/**
+ * An activity submit ended without an answer, and the service then confirmed it holds no
+ * activity with this request's fingerprint: nothing was applied, submitting again is safe.
+ */
+export class SubmitNotAppliedError extends KeyformError {
+  readonly fingerprint: string;
+
+  constructor(context: { operation: string; fingerprint: string }, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(
+      `${context.operation}: not applied: no answer arrived (${reason}) and the service holds no activity with ` +
+        `fingerprint ${context.fingerprint}`,
+      context.operation,
+      { cause },
+    );
+    this.fingerprint = context.fingerprint;
+  }
+}

@@ -63,6 +63,12 @@ export interface TransportOptions {
   fetch?: typeof fetch | undefined;
   /** Per-attempt timeout in ms (default 30_000). */
   timeoutMs?: number | undefined;
+  /**
+   * Budget of a whole call in ms: every attempt and every backoff wait together (default: none,
+   * only the per-attempt timeout). A silent server then fails the call once within it, instead
+   * of once per attempt.
+   */
+  budgetMs?: number | undefined;
   retry?: RetryOptions | undefined;
   logger?: ClientLogger | undefined;
   /** Extra headers sent with every request (e.g. `X-Auth-Proxy-Config-Id`). */
@@ -97,6 +103,8 @@ export interface TransportRequest<S extends z.ZodType> {
    * connection.
    */
   idempotent?: boolean;
+  /** This call's budget in ms, instead of the transport's `budgetMs` (e.g. what is left of an earlier call's). */
+  budgetMs?: number | undefined;
 }
 
 /** What a successful call returns. */
@@ -118,12 +126,31 @@ export function activityFingerprint(body: string | Uint8Array): string {
 }
 
 /**
+ * Connection failures that happen before a byte of the request leaves: refused, unknown host,
+ * or refused by `fetch` itself (a blocked port carries no code).
+ */
+const NOT_SENT_CODES = new Set<string | undefined>(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", undefined]);
+
+/** Errors of calls none of whose attempts can have reached the service (see {@link neverReachedService}). */
+const unsent = new WeakSet<object>();
+
+/**
+ * True when `error` ended a call none of whose attempts can have reached the service: every
+ * attempt failed before sending (refused at connect, unknown host) or was answered 429. Such a submit certainly did
+ * nothing; any other failure without an answer may have been applied.
+ */
+export function neverReachedService(error: unknown): boolean {
+  return typeof error === "object" && error !== null && unsent.has(error);
+}
+
+/**
  * Sends requests. Holds no per-request state, so one instance serves concurrent calls.
  */
 export class Transport {
   /** The base URL without a trailing slash. */
   readonly baseUrl: string;
   readonly timeoutMs: number;
+  readonly budgetMs: number | undefined;
   readonly retry: ResolvedRetryOptions;
   private readonly stamper: Stamper | undefined;
   private readonly fetchImpl: typeof fetch;
@@ -147,12 +174,17 @@ export class Transport {
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
       throw new RangeError(`timeoutMs must be a positive number, got ${String(timeoutMs)}`);
     }
+    const budgetMs = options.budgetMs;
+    if (budgetMs !== undefined && (!Number.isFinite(budgetMs) || budgetMs <= 0)) {
+      throw new RangeError(`budgetMs must be a positive number, got ${String(budgetMs)}`);
+    }
     const fetchImpl = options.fetch ?? globalThis.fetch;
     if (typeof fetchImpl !== "function") {
       throw new TypeError("no fetch implementation: pass options.fetch");
     }
     this.baseUrl = baseUrl;
     this.timeoutMs = timeoutMs;
+    this.budgetMs = budgetMs;
     this.retry = resolveRetryOptions(options.retry);
     this.stamper = options.stamper;
     this.fetchImpl = fetchImpl;
@@ -188,6 +220,16 @@ export class Transport {
       headers[stamp.name] = stamp.value;
     }
 
+    const budgetMs = request.budgetMs ?? this.budgetMs;
+    const deadline = budgetMs === undefined ? Infinity : Date.now() + budgetMs;
+    // A retry is worth waiting for only when it can still start within the budget.
+    const fitsBudget = (delayMs: number) => Date.now() + delayMs < deadline;
+    // Whether an attempt may have reached the service (and, for a submit, been applied).
+    let reached = false;
+    const fail = (error: unknown): never => {
+      if (!reached && typeof error === "object" && error !== null) unsent.add(error);
+      throw error;
+    };
     for (let attempt = 1; ; attempt++) {
       const retriesLeft = this.retry.maxRetries - (attempt - 1);
       const started = Date.now();
@@ -195,7 +237,7 @@ export class Transport {
 
       let outcome: Attempt;
       try {
-        outcome = await this.attempt(url, headers, bodyText, context);
+        outcome = await this.attempt(url, headers, bodyText, context, Math.max(1, Math.min(this.timeoutMs, deadline - started)));
       } catch (error) {
         this.log({
           type: "request.end",
@@ -206,15 +248,18 @@ export class Transport {
           outcome: "error",
           error: errorName(error),
         });
-        if (retriesLeft > 0 && isRetryableFailure(error, idempotent)) {
+        if (!(error instanceof ConnectionError && NOT_SENT_CODES.has(error.errorCode))) reached = true;
+        const delay = backoffDelay(attempt - 1, this.retry, this.random);
+        if (retriesLeft > 0 && isRetryableFailure(error, idempotent) && fitsBudget(delay)) {
           const reason = error instanceof TimeoutError ? "timeout" : `connection: ${error.errorCode ?? "network error"}`;
-          await this.pause(request.operation, attempt, backoffDelay(attempt - 1, this.retry, this.random), reason);
+          await this.pause(request.operation, attempt, delay, reason);
           continue;
         }
-        throw error;
+        return fail(error);
       }
 
       const { response, text } = outcome;
+      if (response.status !== 429) reached = true;
       const durationMs = Date.now() - started;
       if (response.ok) {
         this.log({
@@ -250,17 +295,19 @@ export class Transport {
             ? parseRetryAfter(response.headers.get("retry-after"), this.retry.maxRetryAfterMs)
             : undefined;
         const delay = retryAfter ?? backoffDelay(attempt - 1, this.retry, this.random);
-        await this.pause(request.operation, attempt, delay, `HTTP ${response.status}`);
-        continue;
+        if (fitsBudget(delay)) {
+          await this.pause(request.operation, attempt, delay, `HTTP ${response.status}`);
+          continue;
+        }
       }
-      throw error;
+      return fail(error);
     }
   }
 
   /** One fetch with its own timeout; the body is read inside the timeout too. */
-  private async attempt(url: string, headers: Record<string, string>, body: string, context: ErrorContext): Promise<Attempt> {
+  private async attempt(url: string, headers: Record<string, string>, body: string, context: ErrorContext, timeoutMs: number): Promise<Attempt> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
       const response = await this.fetchImpl(url, {
         method: "POST",
@@ -273,7 +320,7 @@ export class Transport {
       const text = await response.text();
       return { response, text };
     } catch (error) {
-      if (controller.signal.aborted) throw new TimeoutError(context, this.timeoutMs);
+      if (controller.signal.aborted) throw new TimeoutError(context, timeoutMs);
       if (error instanceof KeyformError) throw error;
       throw new ConnectionError(context, networkErrorCode(error), error);
     } finally {

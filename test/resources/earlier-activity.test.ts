@@ -1,25 +1,27 @@
 /**
- * The rule that keeps a create from submitting twice under consensus: which earlier activity
- * counts as the same intent (unit), and what the runtime does with it against the real
- * emulator over HTTP (report the waiting one again, adopt the completed one and update it to
- * match, ignore ordinary creates and deleted objects).
+ * The rule that keeps a create from submitting twice: which earlier activity counts as the same
+ * intent (unit), and what the runtime does with it against the real emulator over HTTP (report
+ * the waiting one again, adopt the completed one and update it to match, skip deleted objects,
+ * adopt an object an ordinary create made when it matches, name it with importId when not).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
 import { ApiError, ConsensusNeededError } from "../../sdk/client/errors";
 import { generateApiKeyPair } from "../../sdk/client/keys";
-import { configure, handlers } from "../../sdk/resources/runtime";
+import { handlers } from "../../sdk/resources/runtime";
+import { useRuntimeSettings } from "./harness/runtime-settings";
 import {
   findEarlierActivities,
   LOOKUP_WINDOW_MS,
   matchingActivities,
-  wentThroughConsensus,
   type CreateActivity,
 } from "../../sdk/resources/runtime/earlier-activity";
+import { forgetEarlierWork } from "../../sdk/resources/runtime/earlier-work";
 import { apiKeySpec, type ApiKeyState } from "../../sdk/resources/runtime/api-key";
 import { policySpec, type PolicyState } from "../../sdk/resources/runtime/policy";
 import type { Activity } from "../../sdk/wire/activity";
+import { forgetSharedReads } from "../../sdk/resources/runtime/shared-reads";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const NOW = Date.parse("2030-01-01T00:00:00Z");
@@ -62,12 +64,9 @@ describe("matching rule", () => {
     expect(match([waiting])).toEqual([{ id: "act-1", createdId: undefined }]);
   });
 
-  it("same parameters but a single voter (an ordinary completed create): not adopted", () => {
-    expect(match([activity({ votes: [vote("alice")] })])).toEqual([]);
-    expect(match([activity({ votes: [] })])).toEqual([]);
-    // Two votes of one user, or a rejection, are not two approvers.
-    expect(match([activity({ votes: [vote("alice"), vote("alice")] })])).toEqual([]);
-    expect(wentThroughConsensus(activity({ votes: [vote("alice"), vote("bob", "VOTE_SELECTION_REJECTED")] }))).toBe(false);
+  it("same parameters, an ordinary completed create by any key (one voter, or none): matched too", () => {
+    expect(match([activity({ votes: [vote("alice")] })])).toEqual([{ id: "act-1", createdId: "pol-1" }]);
+    expect(match([activity({ votes: [] })])).toEqual([{ id: "act-1", createdId: "pol-1" }]);
   });
 
   it("different parameters: not adopted", () => {
@@ -118,7 +117,8 @@ describe("matching rule", () => {
 let emu: TestEmulator;
 let approver: KeyformClient;
 let outsider: KeyformClient;
-const saved: Record<string, string | undefined> = {};
+let setupPolicyId: string;
+let restoreSettings: (() => void) | undefined;
 
 function client(url: string, organizationId: string, pair: { publicKey: string; privateKey: string }) {
   return new KeyformClient({ baseUrl: url, organizationId, stamper: new ApiKeyStamper({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey }), poll: { intervalMs: 50 } });
@@ -127,16 +127,7 @@ function client(url: string, organizationId: string, pair: { publicKey: string; 
 beforeAll(async () => {
   emu = await startTestEmulator();
   const b = emu.emulator.bootstrap;
-  for (const [key, value] of Object.entries({
-    KEYFORM_BASE_URL: emu.emulator.url,
-    KEYFORM_ORGANIZATION_ID: b.organizationId,
-    KEYFORM_API_PUBLIC_KEY: b.apiPublicKey,
-    KEYFORM_API_PRIVATE_KEY: b.apiPrivateKey,
-  })) {
-    saved[key] = process.env[key];
-    process.env[key] = value;
-  }
-  configure({ config: { get: () => undefined } });
+  restoreSettings = useRuntimeSettings(emu.emulator.url, b);
   const approverKey = generateApiKeyPair();
   const outsiderKey = generateApiKeyPair();
   const user = (name: string, publicKey: string) => ({
@@ -150,19 +141,27 @@ beforeAll(async () => {
   approver = client(emu.emulator.url, b.organizationId, approverKey);
   // Not in the root quorum: acts directly whatever the threshold.
   outsider = client(emu.emulator.url, b.organizationId, outsiderKey);
+  // Outside the root quorum, only a policy lets the outsider act; it acts alone on policies.
+  const allowOutsider = await emu.client.createPolicy({
+    policyName: "outsider manages policies",
+    effect: "EFFECT_ALLOW",
+    consensus: `approvers.any(user, user.id == '${userIds[1]}')`,
+    condition: "activity.resource == 'POLICY'",
+    notes: "",
+  });
+  setupPolicyId = allowOutsider.policyId;
   await emu.client.updateRootQuorum({ threshold: 2, userIds: [b.userId, userIds[0]!] });
 });
 
 afterAll(async () => {
-  for (const [key, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
+  restoreSettings?.();
   await emu?.stop();
 });
 
+/** The create_policy activities of the test itself (not the setup's). */
 async function createPolicyActivities(): Promise<Activity[]> {
-  return (await emu.client.listActivities({ filterByType: ["ACTIVITY_TYPE_CREATE_POLICY_V3"], paginationOptions: { limit: "100" } })).activities;
+  const { activities } = await emu.client.listActivities({ filterByType: ["ACTIVITY_TYPE_CREATE_POLICY_V3"], paginationOptions: { limit: "100" } });
+  return activities.filter((a) => (a.result?.createPolicyResult as { policyId?: string } | undefined)?.policyId !== setupPolicyId);
 }
 
 async function checked(news: Record<string, unknown>) {
@@ -183,6 +182,8 @@ describe("Policy create under consensus (runtime, real emulator)", () => {
     expect(activityId, first).toBeDefined();
     expect(await createPolicyActivities()).toHaveLength(1);
 
+    // Each `up` is a new provider process, which reads the history afresh.
+    forgetEarlierWork();
     const second = String(await h().create(inputs).catch((e: Error) => e));
     expect(second).toContain(`activity id ${activityId}, fingerprint ${fingerprint}`);
     expect(second).toMatch(/Approve it \(approve_activity with that fingerprint\), then run pulumi up again\. It was submitted by an earlier run/);
@@ -198,6 +199,8 @@ describe("Policy create under consensus (runtime, real emulator)", () => {
     expect(lower).toBeInstanceOf(ConsensusNeededError);
     await approver.approveActivity({ fingerprint: (lower as ConsensusNeededError).fingerprint! });
 
+    forgetEarlierWork();
+    forgetSharedReads(); // the next run
     const { id, outs } = await h().create(inputs);
     expect(id).toBe(policyId);
     expect(outs).toMatchObject({ policyId, policyName: "gated", notes: "declared" });
@@ -207,18 +210,26 @@ describe("Policy create under consensus (runtime, real emulator)", () => {
 
     // Deleted since: the approved activity no longer stands for it; create makes a new one.
     await emu.client.deletePolicy({ policyId });
+    forgetEarlierWork();
+    forgetSharedReads(); // the next run starts a fresh provider process, with no shared reads
     const again = await h().create(inputs);
     expect(again.id).not.toBe(policyId);
     expect(await createPolicyActivities()).toHaveLength(2);
     await h().delete(again.id, again.outs);
 
-    // An ordinary create with the same parameters (one voter) is never adopted: create submits
-    // its own request, which the emulator refuses because the name is taken.
-    await outsider.createPolicy({ policyName: "direct", effect: "EFFECT_DENY", notes: "" });
+    // An object an ordinary create made (another key, one voter) with the same parameters is the
+    // declared one: adopted, nothing submitted.
+    const { policyId: directId } = await outsider.createPolicy({ policyName: "direct", effect: "EFFECT_DENY", notes: "" });
     const before = (await createPolicyActivities()).length;
-    await expect(h().create(await checked({ policyName: "direct", effect: "EFFECT_DENY" }))).rejects.toThrow(
-      /Policy "direct": create: createPolicy failed \(HTTP 409, code 6\): policyName: a policy named "direct" already exists/,
-    );
+    forgetEarlierWork();
+    forgetSharedReads();
+    expect((await h().create(await checked({ policyName: "direct", effect: "EFFECT_DENY" }))).id).toBe(directId);
     expect(await createPolicyActivities()).toHaveLength(before);
+    // One that differs is not: the 409 names it and how to adopt it.
+    forgetEarlierWork();
+    forgetSharedReads();
+    await expect(h().create(await checked({ policyName: "direct", effect: "EFFECT_ALLOW" }))).rejects.toThrow(
+      new RegExp(`Policy "direct": create: the service refused it \\(HTTP 409: policyName: a policy named "direct" already exists\\); the existing Policy "${directId}" differs from the declared inputs: effect \\(declared "EFFECT_ALLOW", found "EFFECT_DENY"\\)\\. To manage it with this resource, set importId: "${directId}"`),
+    );
   });
 });

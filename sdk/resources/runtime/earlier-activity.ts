@@ -2,21 +2,25 @@
  * @module resources/runtime/earlier-activity
  * Finds an earlier activity that expresses the same intent as a create about to be submitted.
  *
- * Why: under consensus the first `pulumi up` only submits the activity; it completes later,
- * when other quorum members approve it, and nothing of it is in state. Submitting again on
- * the next `up` would make a new activity (a new `timestampMs`, so a new fingerprint): a
- * second pending request on the service, or a duplicate object once both are approved. So
- * before a create submits, the framework looks for an earlier activity of the same type whose
- * parameters are the ones this create would send, and that went through consensus. A pending
- * one is reported again (approve it); a completed one is adopted.
+ * Why: an earlier run may have made the object without recording it. Under consensus the
+ * first `pulumi up` only submits the activity, which completes when other quorum members
+ * approve it; a run killed mid-`up` leaves creates the service applied and the state does not
+ * know; a response lost on the way back does the same. Submitting again would make a new
+ * activity (a new `timestampMs`, so a new fingerprint): a duplicate object, a second pending
+ * request, or a 409 on every later run. So a create looks for an earlier activity of the same
+ * type whose parameters are exactly the ones it would send. A pending one is reported again
+ * (approve it); a completed one whose object still exists is adopted. When the framework looks
+ * is decided in `earlier-work.ts`.
  *
  * The search is bounded: one page of {@link LOOKUP_PAGE_SIZE} activities of that type (newest
  * first, filtered by status on the service), and only activities created within
  * {@link LOOKUP_WINDOW_MS} (7 days). Older requests are not considered the same intent.
  *
- * Only activities that went through consensus match: a CONSENSUS_NEEDED one, or a COMPLETED
- * one approved by more than one user. An ordinary completed create, made by anyone, is never
- * adopted: an object someone created directly is taken over only with `importId`.
+ * A COMPLETED activity by any API key of the organization matches, as does one waiting for
+ * consensus: a stack is often applied with several keys (a developer's, the pipeline's), and
+ * what identifies the work is the type and every parameter, within the window. The framework
+ * adopts a completed one only while its object exists and no other resource of the run holds
+ * it (`earlier-work.ts`).
  *
  * A key that may create but not list activities (HTTP 403), or a service without
  * `list_activities` (501), creates as before, without the lookup.
@@ -83,17 +87,10 @@ function dropEmpty(value: unknown): unknown {
   return value;
 }
 
-/** True when `activity` waits for consensus, or completed with approvals of more than one user. */
-export function wentThroughConsensus(activity: Activity): boolean {
-  if (activity.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED") return true;
-  if (activity.status !== "ACTIVITY_STATUS_COMPLETED") return false;
-  const approvers = new Set(activity.votes.filter((v) => v.selection === "VOTE_SELECTION_APPROVED").map((v) => v.userId));
-  return approvers.size > 1;
-}
-
 /**
  * The activities of `activities` (newest first) that express the same intent as `parameters`:
- * same type, created within the window before `nowMs`, equal parameters, and through consensus.
+ * same type, created within the window before `nowMs`, equal parameters, completed or waiting
+ * for consensus.
  * A COMPLETED one comes with the id its result names (one without an id does not match).
  */
 export function matchingActivities<I>(
@@ -107,7 +104,8 @@ export function matchingActivities<I>(
   if (wanted === undefined) return [];
   const found: EarlierActivity[] = [];
   for (const activity of activities) {
-    if (activity.type !== def.type || !wentThroughConsensus(activity)) continue;
+    if (activity.type !== def.type) continue;
+    if (activity.status !== "ACTIVITY_STATUS_COMPLETED" && activity.status !== "ACTIVITY_STATUS_CONSENSUS_NEEDED") continue;
     const createdMs = Number(activity.createdAt);
     if (!Number.isFinite(createdMs) || nowMs - createdMs > LOOKUP_WINDOW_MS) continue;
     if (intentKey(def, activity.intent[def.intentKey]) !== wanted) continue;
@@ -124,6 +122,25 @@ export function matchingActivities<I>(
 
 /**
  * Reads one page of recent activities of the create's type that are waiting for consensus or
+ * completed (newest first); none when the key may not list them (403) or the service cannot.
+ */
+export async function readRecentCreates<I>(session: Session, declared: CreateActivity<I>): Promise<Activity[]> {
+  const def = operations[declared.operation] as ActivityDef;
+  try {
+    const { activities } = await session.client.listActivities({
+      filterByType: [def.type],
+      filterByStatus: ["ACTIVITY_STATUS_CONSENSUS_NEEDED", "ACTIVITY_STATUS_COMPLETED"],
+      paginationOptions: { limit: String(LOOKUP_PAGE_SIZE) },
+    });
+    return activities;
+  } catch (error) {
+    if (error instanceof PermissionDeniedError || error instanceof NotImplementedError) return [];
+    throw error;
+  }
+}
+
+/**
+ * Reads one page of recent activities of the create's type that are waiting for consensus or
  * completed, and returns those with the same intent as `parameters` (newest first).
  */
 export async function findEarlierActivities<I>(
@@ -131,17 +148,5 @@ export async function findEarlierActivities<I>(
   declared: CreateActivity<I>,
   parameters: unknown,
 ): Promise<EarlierActivity[]> {
-  const def = operations[declared.operation] as ActivityDef;
-  let activities: Activity[];
-  try {
-    ({ activities } = await session.client.listActivities({
-      filterByType: [def.type],
-      filterByStatus: ["ACTIVITY_STATUS_CONSENSUS_NEEDED", "ACTIVITY_STATUS_COMPLETED"],
-      paginationOptions: { limit: String(LOOKUP_PAGE_SIZE) },
-    }));
-  } catch (error) {
-    if (error instanceof PermissionDeniedError || error instanceof NotImplementedError) return [];
-    throw error;
-  }
-  return matchingActivities(declared, parameters, activities, Date.now());
+  return matchingActivities(declared, parameters, await readRecentCreates(session, declared), Date.now());
 }

@@ -5,8 +5,10 @@
  * property (each property is either updatable in place or forces a replacement), `create`
  * and `update` end with a read, `read` returns an empty id for an object that is gone,
  * `delete` of an object that is gone succeeds, and `importId` adopts an existing object.
- * A create whose activity an earlier run already submitted under consensus does not submit
- * it again (see {@link ResourceSpec.createActivity} and `earlier-activity.ts`).
+ * A create recognises the work of an earlier run that is not in state (a run killed mid-`up`,
+ * a lost response, a consensus approval since) and adopts it instead of submitting again: by
+ * the service's 409 on a unique name ({@link ResourceSpec.findExisting}), or by the activity
+ * history ({@link ResourceSpec.createActivity}; when, see `earlier-work.ts`).
  *
  * Each resource describes itself with a {@link ResourceSpec}; {@link makeHandler} turns it
  * into the object the thin provider in state delegates to.
@@ -14,7 +16,9 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { dedupe, rule, type CheckFailure } from "./check";
 import { resolveOrganizationId, sessionFor, type Session } from "./client";
-import { findEarlierActivities, type CreateActivity } from "./earlier-activity";
+import { ConflictError } from "../../client/errors";
+import { matchingActivities, type CreateActivity } from "./earlier-activity";
+import { claim, isClaimed, needsHistory, recentCreates } from "./earlier-work";
 import type { ResourceDescription } from "./describe";
 import { consensusNeededMessage, explain, isNotFound, ProviderError } from "./errors";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
@@ -55,9 +59,9 @@ export interface ResourceSpec<I extends BaseInputs, O extends BaseOutputs, L> {
   readonly kind: string;
   /**
    * Types, documentation and secrecy of the inputs and outputs: the source of the plugin's
-   * schema and the docs (`describe.ts`). Optional only until every resource has one.
+   * schema and the docs (`describe.ts`). Its `replaceOnChange` flags mirror `properties`.
    */
-  readonly describe?: ResourceDescription;
+  readonly describe: ResourceDescription;
   /** The output holding the object's id, e.g. `userTagId`. */
   readonly idProperty: keyof O & string;
   /** The properties `diff` and import compare, and how. */
@@ -85,6 +89,20 @@ export interface ResourceSpec<I extends BaseInputs, O extends BaseOutputs, L> {
    * by an earlier run under consensus, and reports or adopts it instead of submitting again.
    */
   readonly createActivity?: CreateActivity<I>;
+  /**
+   * Finds the existing object that holds the unique name (or key) of `inputs`, for a create the
+   * service refused with 409 "already exists"; `undefined` when none is found. With it, such a
+   * create adopts the object when it matches the inputs (an earlier run made it and was killed
+   * or lost the answer), and otherwise fails naming its id and `importId`. Declaring it also
+   * tells the framework that repeats are caught by the 409, so the activity history is read
+   * only when the organization can hold creates back for consensus (`earlier-work.ts`).
+   */
+  findExisting?(session: Session, inputs: I): Promise<{ id: string; live: L } | undefined>;
+  /**
+   * Inputs the outputs keep although the service does not hold them (e.g. the
+   * `deleteWithoutExport` that `remove` needs); merged into `carry` at create and update.
+   */
+  carriedInputs?(inputs: I): Partial<O>;
   /** The inputs `read` reports for refreshed outputs; default: every compared property. */
   readInputs?(outs: O): Partial<I>;
   /** Changes an existing object in place; absent when the service has no update. */
@@ -110,10 +128,22 @@ export function currentSettings(): Settings {
   return resolveSettings(configLookup);
 }
 
-/** The object the serialized provider delegates to, one per resource class. */
+/** A spec of any resource, as the registry and the front doors derived from it see it. */
+// `any`: the registry holds specs of every input and output shape.
+export type AnyResourceSpec = ResourceSpec<any, any, any>;
+
+/** What a diff found: the dynamic provider's result plus the names of every changed property. */
+export type HandlerDiffResult = dynamic.DiffResult & {
+  /** Every property that changes, in place or by replacement (`replaces` is a subset). */
+  diffs: string[];
+};
+
+/** The object the serialized provider (and the provider plugin) delegates to, one per resource class. */
 export interface Handler {
+  /** The spec the handler was built from: the source of the plugin's schema. */
+  readonly spec: AnyResourceSpec;
   check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.CheckResult>;
-  diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.DiffResult>;
+  diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<HandlerDiffResult>;
   create(inputs: Record<string, unknown>): Promise<dynamic.CreateResult>;
   read(id: string, props: Record<string, unknown>): Promise<dynamic.ReadResult>;
   update(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.UpdateResult>;
@@ -148,6 +178,11 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     });
   }
 
+  /** `carry` plus the inputs the spec keeps in its outputs. */
+  function carryWith(carry: Partial<O>, inputs: I): Partial<O> {
+    return spec.carriedInputs ? { ...carry, ...spec.carriedInputs(inputs) } : carry;
+  }
+
   function outputsOf(live: L, organizationId: string, importId: string | undefined, carry: Partial<O>): O {
     return compact({ ...spec.flatten(live, carry), organizationId, importId } as unknown as Record<string, unknown>) as unknown as O;
   }
@@ -180,19 +215,29 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
   }
 
   /**
+   * The properties where the existing object `live` differs from `inputs`, and a listing of them
+   * (declared and found value each) for messages.
+   */
+  function differencesFrom(live: L, inputs: I): { differing: string[]; listed: string } {
+    // Inputs the service does not hold (carriedInputs) are what the program declares, not a difference.
+    const current = spec.flatten(live, carryWith({}, inputs)) as unknown as Record<string, unknown>;
+    const differing = changedProperties(current as Partial<O>, inputs);
+    const listed = differing
+      .map((name) => `${name} (declared ${show((inputs as Record<string, unknown>)[name])}, found ${show(current[name])})`)
+      .join("; ");
+    return { differing, listed };
+  }
+
+  /**
    * Makes an existing object match the inputs: nothing when it does, an update when the
    * differing properties can change in place, an error naming them otherwise. `source` says
    * how the object was found (`importId`, or `activity <id>`), for the message.
    */
   async function reconcile(s: Session, inputs: I, id: string, live: L, what: string, source: string): Promise<{ id: string; live: L }> {
-    const current = spec.flatten(live, {}) as unknown as Partial<O>;
-    const differing = changedProperties(current, inputs);
+    const { differing, listed } = differencesFrom(live, inputs);
     if (differing.length === 0) return { id, live };
     const fixed = differing.filter((name) => spec.properties[name as keyof typeof spec.properties].replace);
     if (spec.update === undefined || fixed.length > 0) {
-      const listed = differing
-        .map((name) => `${name} (declared ${show((inputs as Record<string, unknown>)[name])}, found ${show((current as Record<string, unknown>)[name])})`)
-        .join("; ");
       throw new ProviderError(
         `${what}: ${source}: the existing ${spec.kind} "${id}" differs from the declared inputs in ` +
           `${fixed.length > 0 ? "properties the service cannot update" : "properties"}: ${listed}. ` +
@@ -206,26 +251,30 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
   }
 
   /**
-   * Why this exists: under consensus the first `up` only submits the create, which completes
-   * when other quorum members approve it, with nothing in state. Submitting again on the next
-   * `up` would be a new activity (new timestamp, new fingerprint): a second pending request,
-   * or a duplicate object once both are approved. So before submitting, look for the same
-   * request made earlier through consensus (bounded: one page, 7 days; `earlier-activity.ts`).
-   * One that completed and whose object still exists is adopted like `importId` (including the
-   * update when the object changed since); else one still waiting is reported again; else
-   * `undefined`, and create submits as usual.
+   * Why this exists: an earlier run may have made this object without recording it (approved
+   * under consensus since, killed mid-`up`, answer lost). Submitting again would be a new
+   * activity (new timestamp, new fingerprint): a duplicate, a second pending request, or a 409
+   * on every run. So look for the same request made earlier (bounded: one page, 7 days;
+   * `earlier-activity.ts`), when `earlier-work.ts` says it is worth it or `afterConflict` (the
+   * service just answered 409). One that completed, whose object still exists and that no other
+   * resource of this run holds, is adopted like `importId` (including the update when the
+   * object changed since); else one still waiting is reported again; else `undefined`.
    * @throws {ProviderError} naming the waiting activity's id and fingerprint.
    */
-  async function adoptEarlierActivity(s: Session, inputs: I, what: string): Promise<{ id: string; live: L } | undefined> {
+  async function adoptEarlierActivity(s: Session, inputs: I, what: string, afterConflict = false): Promise<{ id: string; live: L } | undefined> {
     const declared = spec.createActivity;
     const parameters = declared?.parameters(inputs);
     if (declared === undefined || parameters === undefined) return undefined;
-    const earlier = await findEarlierActivities(s, declared, parameters);
+    if (!afterConflict && !(await needsHistory(s, spec.findExisting !== undefined))) return undefined;
+    const earlier = matchingActivities(declared, parameters, await recentCreates(s, declared), Date.now());
     for (const { activity, createdId } of earlier) {
-      if (createdId === undefined) continue;
+      // Held by another resource of this run (two resources with the same parameters).
+      if (createdId === undefined || isClaimed(spec.kind, s.organizationId, createdId)) continue;
       const live = await spec.fetch(s, createdId, inputs as unknown as Hint<I, O>);
       // Deleted since: it does not stand for this resource any more.
-      if (live !== undefined) return reconcile(s, inputs, createdId, live, what, `activity ${activity.id}`);
+      if (live === undefined) continue;
+      claim(spec.kind, s.organizationId, createdId);
+      return reconcile(s, inputs, createdId, live, what, `activity ${activity.id}`);
     }
     const waiting = earlier.find((e) => e.activity.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED");
     if (waiting !== undefined) {
@@ -234,7 +283,35 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     return undefined;
   }
 
+  /**
+   * After a 409 "already exists": the object holding the unique name, adopted when it matches
+   * every declared input (an earlier run made it and did not record it). One that differs, or
+   * that another resource of this run holds, is an error naming its id and how to adopt it.
+   * `undefined` when the resource cannot look it up, or nothing is found.
+   * @throws {ProviderError} when the existing object is not this resource's.
+   */
+  async function adoptConflicting(s: Session, inputs: I, conflict: ConflictError, what: string): Promise<{ id: string; live: L } | undefined> {
+    const existing = await spec.findExisting?.(s, inputs);
+    if (existing === undefined) return undefined;
+    const { id, live } = existing;
+    const { differing, listed } = differencesFrom(live, inputs);
+    const refused = `${what}: the service refused it (HTTP 409: ${conflict.serverMessage || conflict.message})`;
+    if (isClaimed(spec.kind, s.organizationId, id)) {
+      throw new ProviderError(`${refused}; the existing ${spec.kind} "${id}" belongs to another resource of this program: give each resource its own name.`);
+    }
+    if (differing.length > 0) {
+      throw new ProviderError(
+        `${refused}; the existing ${spec.kind} "${id}" differs from the declared inputs: ${listed}. ` +
+          `To manage it with this resource, set importId: "${id}"; otherwise choose another name, or delete it.`,
+      );
+    }
+    claim(spec.kind, s.organizationId, id);
+    return { id, live };
+  }
+
   return {
+    spec,
+
     async check(_olds, news) {
       const inputs = spec.normalize(news);
       const base = news as Record<string, unknown>;
@@ -265,6 +342,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       return {
         changes,
         replaces,
+        diffs: [...updates, ...replaces],
         deleteBeforeReplace: replaces.length > 0 && (spec.deleteBeforeReplace?.(previous, next) ?? false),
       };
     },
@@ -277,7 +355,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       if (inputs.importId !== undefined) {
         try {
           const { id, live } = await adopt(s, inputs, inputs.importId, what);
-          return { id, outs: outputsOf(live, s.organizationId, inputs.importId, {}) };
+          return { id, outs: outputsOf(live, s.organizationId, inputs.importId, carryWith({}, inputs)) };
         } catch (error) {
           throw explain(error, what);
         }
@@ -285,14 +363,26 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       let created: { id: string; carry?: Partial<O> };
       try {
         const adopted = await adoptEarlierActivity(s, inputs, what);
-        if (adopted !== undefined) return { id: adopted.id, outs: outputsOf(adopted.live, s.organizationId, undefined, {}) };
-        created = await spec.create(s, inputs);
+        if (adopted !== undefined) return { id: adopted.id, outs: outputsOf(adopted.live, s.organizationId, undefined, carryWith({}, inputs)) };
+        try {
+          created = await spec.create(s, inputs);
+        } catch (error) {
+          // A 409: an earlier create activity with these parameters made the object (adopted, and
+          // updated where it changed since), else the object holding the name is compared.
+          const found =
+            error instanceof ConflictError
+              ? ((await adoptEarlierActivity(s, inputs, what, true)) ?? (await adoptConflicting(s, inputs, error, what)))
+              : undefined;
+          if (found === undefined) throw error;
+          return { id: found.id, outs: outputsOf(found.live, s.organizationId, undefined, carryWith({}, inputs)) };
+        }
+        claim(spec.kind, s.organizationId, created.id);
       } catch (error) {
         throw explain(error, what);
       }
       try {
         const live = await readBack(s, created.id, inputs as unknown as Hint<I, O>, what);
-        return { id: created.id, outs: outputsOf(live, s.organizationId, undefined, created.carry ?? {}) };
+        return { id: created.id, outs: outputsOf(live, s.organizationId, undefined, carryWith(created.carry ?? {}, inputs)) };
       } catch (error) {
         // The object exists: hand its id back so it is recorded in state, not leaked.
         const failure = explain(error, what) as Error & { id?: string; properties?: unknown; reasons?: string[] };
@@ -334,11 +424,11 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
           throw new ProviderError(`${what}: ${spec.kind} ${id} no longer exists; run "pulumi refresh" to drop it from state`);
         }
         let current: L = live;
-        if (spec.update !== undefined && changedProperties(spec.flatten(live, previous) as unknown as Partial<O>, inputs).length > 0) {
+        if (spec.update !== undefined && changedProperties(spec.flatten(live, carryWith(previous, inputs)) as unknown as Partial<O>, inputs).length > 0) {
           await spec.update(s, id, live, inputs);
           current = await readBack(s, id, inputs as unknown as Hint<I, O>, what);
         }
-        return { outs: outputsOf(current, s.organizationId, inputs.importId ?? previous.importId, previous) };
+        return { outs: outputsOf(current, s.organizationId, inputs.importId ?? previous.importId, carryWith(previous, inputs)) };
       } catch (error) {
         throw explain(error, what);
       }
@@ -348,9 +438,9 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       const previous = props as Partial<O>;
       const what = `${spec.kind} ${id}: delete`;
       const s = session(currentSettings(), previous.organizationId, what);
+      // No read first: a delete of an object that is already gone answers not-found, which is
+      // success here, so a read would only add a request (and a whole list) per resource.
       try {
-        const live = await spec.fetch(s, id, previous as unknown as Hint<I, O>);
-        if (live === undefined) return;
         await spec.remove(s, id, previous);
       } catch (error) {
         if (isNotFound(error)) return;

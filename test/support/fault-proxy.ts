@@ -1,0 +1,162 @@
+/**
+ * @module test/support/fault-proxy
+ * A loopback HTTP proxy in front of the emulator that loses requests and responses on purpose,
+ * the way a flaky network or an overloaded gateway does. For each request, with probability
+ * `rate` (drawn from a seeded PRNG, so a seed replays the same sequence of decisions), it picks
+ * one fault with equal odds:
+ *
+ * - `429`: answers HTTP 429 (code 8) itself, without forwarding: the service did nothing.
+ * - `503`: answers HTTP 503 itself, without forwarding.
+ * - `resetBefore`: resets the connection before forwarding: the service did nothing, the
+ *   client cannot tell.
+ * - `resetAfter`: forwards, waits for the service's answer, then resets the connection instead
+ *   of relaying it: the service acted, the client cannot tell. This is the lost response.
+ *
+ * Otherwise it forwards and relays the answer unchanged. It counts what it did, overall and per
+ * operation path, which the benchmark uses to count requests per create/read/delete.
+ */
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** What the proxy can do to one request. */
+export type Fault = "429" | "503" | "resetBefore" | "resetAfter";
+export const FAULTS: readonly Fault[] = ["429", "503", "resetBefore", "resetAfter"];
+
+/** Counters of a {@link FaultProxy}. */
+export interface FaultCounts {
+  /** Requests received. */
+  requests: number;
+  /** Requests relayed to the upstream with the answer passed back. */
+  relayed: number;
+  /** Faults injected, by kind. */
+  faults: Record<Fault, number>;
+  /** Requests received, by path (e.g. `/public/v1/submit/create_user_tag`). */
+  byPath: Record<string, number>;
+  /** Bytes of response bodies relayed to the client. */
+  responseBytes: number;
+}
+
+export interface FaultProxyOptions {
+  /** Where requests go, e.g. the emulator's URL. Can be changed later (an emulator restart). */
+  upstream: string;
+  /** Probability in [0, 1] that a request gets a fault. */
+  rate: number;
+  /** Seed of the PRNG that decides faults. */
+  seed: number;
+  /** Faults to choose from (default: all four). */
+  faults?: readonly Fault[];
+}
+
+export interface FaultProxy {
+  /** The proxy's URL (`http://127.0.0.1:<port>`). */
+  readonly url: string;
+  readonly counts: FaultCounts;
+  setRate(rate: number): void;
+  /** Restarts the fault sequence from `seed`. */
+  reseed(seed: number): void;
+  setUpstream(url: string): void;
+  /** Clears the counters (not the PRNG). */
+  resetCounts(): void;
+  close(): Promise<void>;
+}
+
+/** mulberry32: a tiny seeded PRNG; enough to make a fault sequence reproducible. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function emptyCounts(): FaultCounts {
+  return { requests: 0, relayed: 0, faults: { "429": 0, "503": 0, resetBefore: 0, resetAfter: 0 }, byPath: {}, responseBytes: 0 };
+}
+
+/** Starts a proxy on a free loopback port. */
+export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
+  let random = seededRandom(options.seed);
+  const faults = options.faults ?? FAULTS;
+  let rate = options.rate;
+  let upstream = new URL(options.upstream);
+  let counts = emptyCounts();
+  const agent = new http.Agent({ keepAlive: true });
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const path = req.url ?? "/";
+      counts.requests++;
+      counts.byPath[path] = (counts.byPath[path] ?? 0) + 1;
+      const fault = random() < rate ? faults[Math.floor(random() * faults.length)] : undefined;
+      if (fault !== undefined) counts.faults[fault]++;
+      if (fault === "429" || fault === "503") {
+        const code = fault === "429" ? 8 : 14;
+        res.writeHead(Number(fault), { "content-type": "application/json", "retry-after": "0" });
+        res.end(JSON.stringify({ code, message: fault === "429" ? "rate limited (injected)" : "unavailable (injected)", details: [] }));
+        return;
+      }
+      if (fault === "resetBefore") {
+        req.socket.resetAndDestroy();
+        return;
+      }
+      const body = Buffer.concat(chunks);
+      const headers = { ...req.headers, host: upstream.host, "content-length": String(body.length) };
+      const forward = http.request(
+        { host: upstream.hostname, port: upstream.port, path, method: req.method, headers, agent },
+        (upstreamRes) => {
+          const answer: Buffer[] = [];
+          upstreamRes.on("data", (c: Buffer) => answer.push(c));
+          upstreamRes.on("end", () => {
+            if (fault === "resetAfter") {
+              // The service acted; its answer is lost on the way back.
+              req.socket.resetAndDestroy();
+              return;
+            }
+            const bytes = Buffer.concat(answer);
+            counts.relayed++;
+            counts.responseBytes += bytes.length;
+            const out = { ...upstreamRes.headers };
+            delete out["transfer-encoding"];
+            out["content-length"] = String(bytes.length);
+            res.writeHead(upstreamRes.statusCode ?? 502, out);
+            res.end(bytes);
+          });
+        },
+      );
+      // The upstream is down (an emulator being restarted): the client sees a reset, as it
+      // would behind a real load balancer that lost its backend mid-request.
+      forward.on("error", () => req.socket.resetAndDestroy());
+      forward.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get counts() {
+      return counts;
+    },
+    setRate(value) {
+      rate = value;
+    },
+    reseed(seed) {
+      random = seededRandom(seed);
+    },
+    setUpstream(url) {
+      upstream = new URL(url);
+    },
+    resetCounts() {
+      counts = emptyCounts();
+    },
+    async close() {
+      agent.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
