@@ -41,7 +41,12 @@ export type PropertyDescription = PropertyType & {
 export interface ResourceDescription {
   /** Markdown documentation of the resource. */
   readonly description: string;
-  /** Inputs besides the base ones (`organizationId`, `importId`), which every resource has. */
+  /**
+   * Whether the resource accepts the base input `importId` (adopt an existing object); default
+   * true. `organizationId` every resource accepts.
+   */
+  readonly importId?: boolean;
+  /** Inputs besides the base ones (`organizationId`, `importId`). */
   readonly inputs: Readonly<Record<string, PropertyDescription>>;
   /** Outputs besides the base one (`organizationId`). */
   readonly outputs: Readonly<Record<string, PropertyDescription>>;

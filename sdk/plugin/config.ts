@@ -1,0 +1,166 @@
+/**
+ * @module plugin/config
+ * The provider's settings on the plugin's front door: CheckConfig (unknown keys are refused
+ * by name, values are validated), Configure (the settings the handlers then read), and the
+ * one cheap call per run that proves the settings work, so a preview with a wrong key or
+ * base URL fails naming the setting instead of going green.
+ */
+import {
+  AuthenticationError,
+  ConnectionError,
+  NotFoundError,
+  PermissionDeniedError,
+  TimeoutError,
+} from "../client/errors";
+import { resolveOrganizationId, sessionFor } from "../resources/runtime/client";
+import { MissingSettingError, SETTING_ENV, SETTING_NAMES, type ConfigLookup, type SettingName, type Settings } from "../resources/runtime/settings";
+import { isUnknown } from "../resources/runtime/values";
+
+/** Documentation of each setting, for the schema. */
+export const SETTINGS_DESCRIPTION: Readonly<Record<SettingName, { description: string; secret?: boolean }>> = {
+  baseUrl: { description: `Base URL of the service API (default \`https://api.turnkey.com\`; env \`${SETTING_ENV.baseUrl}\`).` },
+  organizationId: { description: `The organization resources live in unless they say otherwise (env \`${SETTING_ENV.organizationId}\`).` },
+  apiPublicKey: { description: `Public key (hex) of the API key that signs requests (env \`${SETTING_ENV.apiPublicKey}\`).` },
+  apiPrivateKey: { description: `Private key (hex) of the API key that signs requests (env \`${SETTING_ENV.apiPrivateKey}\`).`, secret: true },
+  authProxyUrl: { description: `Base URL of the authentication proxy (default \`https://authproxy.turnkey.com\`; env \`${SETTING_ENV.authProxyUrl}\`).` },
+  authProxyConfigId: { description: `Authentication proxy configuration id (env \`${SETTING_ENV.authProxyConfigId}\`).` },
+  timeoutMs: {
+    description: `Budget of one request in milliseconds, retries and the recovery of a lost answer included (default 60000; env \`${SETTING_ENV.timeoutMs}\`).`,
+  },
+};
+
+/** Keys the engine itself adds to a provider's inputs; they are not settings but are allowed. */
+const ENGINE_KEYS = new Set(["version", "pluginDownloadURL"]);
+
+/** One refused config value, as CheckConfig reports it. */
+export interface ConfigFailure {
+  property: string;
+  reason: string;
+}
+
+const HEX = /^[0-9a-fA-F]+$/;
+
+/** Why the value of a setting is wrong, or undefined when it is fine. */
+function problemWith(name: SettingName, value: unknown): string | undefined {
+  if (typeof value !== "string") return `keyform:${name} must be a string`;
+  if (value.trim() === "") return `keyform:${name} is empty`;
+  switch (name) {
+    case "baseUrl":
+    case "authProxyUrl": {
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        return `keyform:${name} is not a URL: ${JSON.stringify(value)}`;
+      }
+      return url.protocol === "http:" || url.protocol === "https:" ? undefined : `keyform:${name} must be an http(s) URL, not ${JSON.stringify(value)}`;
+    }
+    case "apiPublicKey":
+      return HEX.test(value) && (value.length === 66 || value.length === 64)
+        ? undefined
+        : "keyform:apiPublicKey must be a compressed public key in hex (66 digits; 64 for ed25519)";
+    case "timeoutMs":
+      return /^\d+$/.test(value.trim()) && Number(value) > 0 ? undefined : `keyform:timeoutMs must be a positive whole number of milliseconds, not ${JSON.stringify(value)}`;
+    case "apiPrivateKey":
+      // Never echo the value: it is a secret.
+      return HEX.test(value) && value.length === 64 ? undefined : "keyform:apiPrivateKey must be a private key of 64 hex digits";
+    default:
+      return undefined;
+  }
+}
+
+/** The known setting a misspelled key most likely meant (case-insensitive match). */
+function suggestionFor(key: string): SettingName | undefined {
+  const folded = key.toLowerCase().replace(/[^a-z]/g, "");
+  return SETTING_NAMES.find((name) => name.toLowerCase() === folded);
+}
+
+/**
+ * Checks the provider's config (`news`: the settings without the `keyform:` prefix, secrets
+ * unwrapped). Unknown keys fail naming the key and the setting it probably meant.
+ */
+export function checkConfig(news: Record<string, unknown>): ConfigFailure[] {
+  const failures: ConfigFailure[] = [];
+  for (const [key, value] of Object.entries(news)) {
+    if (ENGINE_KEYS.has(key)) continue;
+    if (!(SETTING_NAMES as readonly string[]).includes(key)) {
+      const meant = suggestionFor(key);
+      failures.push({
+        property: key,
+        reason:
+          `keyform:${key} is not a keyform setting` +
+          (meant ? `; did you mean keyform:${meant}?` : `; the settings are ${SETTING_NAMES.map((n) => `keyform:${n}`).join(", ")}`),
+      });
+      continue;
+    }
+    if (isUnknown(value)) continue;
+    const problem = problemWith(key as SettingName, value);
+    if (problem) failures.push({ property: key, reason: problem });
+  }
+  return failures;
+}
+
+/**
+ * The settings lookup of a Configure request: the provider's inputs (`args`, keys without
+ * prefix) first, then the config variables (`keyform:config:<name>` or `keyform:<name>`).
+ */
+export function configLookupOf(args: Record<string, unknown>, variables: ReadonlyMap<string, string>): ConfigLookup {
+  return (key) => {
+    const name = key.replace(/^keyform:(config:)?/, "");
+    const fromArgs = args[name];
+    if (typeof fromArgs === "string" && !isUnknown(fromArgs)) return fromArgs;
+    return variables.get(`keyform:config:${name}`) ?? variables.get(`keyform:${name}`);
+  };
+}
+
+/** Settings whose credentials were proven to work in this process, by credential identity. */
+const verified = new Map<string, Promise<void>>();
+
+/**
+ * Proves once per process (per base URL, organization and public key) that the settings
+ * reach the service and that it accepts the key, with one `whoami` call.
+ * @throws Error naming the setting to fix.
+ */
+export function verifySettings(settings: Settings, organizationId: string | undefined): Promise<void> {
+  const purpose = "keyform: checking the provider settings";
+  let session;
+  try {
+    session = sessionFor(settings, resolveOrganizationId(settings, organizationId, purpose), purpose);
+  } catch (error) {
+    return Promise.reject(error instanceof MissingSettingError ? error : new Error(String(error)));
+  }
+  const key = `${settings.baseUrl}|${session.organizationId}|${settings.apiPublicKey}`;
+  let pending = verified.get(key);
+  if (!pending) {
+    pending = session.client.callQuery("whoami", {}).then(
+      () => undefined,
+      (error: unknown) => {
+        // A failure is not cached: the next resource retries (a server still starting, say).
+        verified.delete(key);
+        throw settingsError(error, settings, session.organizationId);
+      },
+    );
+    verified.set(key, pending);
+  }
+  return pending;
+}
+
+/** The error of a failed settings check, naming the setting that is most likely wrong. */
+function settingsError(error: unknown, settings: Settings, organizationId: string): Error {
+  const detail = error instanceof Error ? error.message : String(error);
+  const prefix = "keyform: the provider settings do not work:";
+  if (error instanceof ConnectionError || error instanceof TimeoutError) {
+    return new Error(`${prefix} keyform:baseUrl ${settings.baseUrl} cannot be reached (${detail}); check keyform:baseUrl (${SETTING_ENV.baseUrl})`);
+  }
+  if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) {
+    return new Error(
+      `${prefix} the service at keyform:baseUrl ${settings.baseUrl} refused the API key keyform:apiPublicKey ${settings.apiPublicKey} ` +
+        `for keyform:organizationId ${organizationId} (${detail}); check keyform:apiPublicKey / keyform:apiPrivateKey ` +
+        `(${SETTING_ENV.apiPublicKey} / ${SETTING_ENV.apiPrivateKey}) and keyform:organizationId`,
+    );
+  }
+  if (error instanceof NotFoundError) {
+    return new Error(`${prefix} keyform:organizationId ${organizationId} was not found at ${settings.baseUrl} (${detail}); check keyform:organizationId (${SETTING_ENV.organizationId})`);
+  }
+  return new Error(`${prefix} ${detail}; check keyform:baseUrl (${settings.baseUrl})`);
+}
