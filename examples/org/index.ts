@@ -1,8 +1,9 @@
 /**
  * The example organization as code: what a platform team declares for one organization of
  * the service. The same program serves dev, staging and prod; only the stack settings differ
- * (Pulumi.<stack>.yaml). Users are not created here: they exist already (people sign up, bots
- * are provisioned by an admin), so the program looks them up by name with a data function.
+ * (Pulumi.<stack>.yaml). It declares the organization's users, its root quorum, teams,
+ * policies, CI keys and their IP allowlist, a webhook, the treasury wallet, invitations,
+ * contract interfaces and the Earn wrapper's state.
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as keyform from "keyform";
@@ -13,19 +14,35 @@ import { readOrgSettings } from "./settings";
 const settings = readOrgSettings();
 const stack = pulumi.getStack();
 
-// Users by name, read from the live organization; a missing name fails the preview with the
-// name in the message rather than creating half an organization.
-const users = keyform.listUsersOutput().apply(({ users }) => new Map(users.map((u) => [u.userName, u.userId])));
-function userIds(names: string[], role: string): pulumi.Output<string[]> {
-  return users.apply((byName) =>
-    names.map((name) => {
-      const id = byName.get(name);
-      if (!id) throw new Error(`${role}: no user named "${name}" in the organization`);
-      return id;
-    }),
-  );
+// The users: people and CI bots. Their tags are the UserTags below, not theirs to set.
+const people =
+  settings.people ??
+  [...new Set([...settings.teams.admins, ...settings.teams.treasury, ...settings.teams.engineering, settings.inviter])].map((name) => ({
+    name,
+    email: `${name}@example.com`,
+  }));
+const users = new Map<string, keyform.User>();
+for (const person of people) users.set(person.name, new keyform.User(person.name, { userName: person.name, userEmail: person.email }));
+for (const bot of [settings.ciBots.deployer, settings.ciBots.auditor]) {
+  if (!users.has(bot)) users.set(bot, new keyform.User(bot, { userName: bot }));
 }
-const userId = (name: string, role: string) => userIds([name], role).apply((ids) => ids[0]!);
+/** The declared user `name`'s id; a name no user has fails the preview with the setting named. */
+function userId(name: string, setting: string): pulumi.Output<string> {
+  const user = users.get(name);
+  if (!user) throw new Error(`${setting}: "${name}" is not one of the declared users (keyform-org:people)`);
+  return user.userId;
+}
+const userIds = (names: string[], setting: string) => names.map((name) => userId(name, setting));
+
+// The root quorum: the user keyform runs as and the first admin, either one enough. The user
+// behind keyform's API key stays a member: on the hosted service a user outside the root quorum
+// acts only as policies allow, so leaving it out would lock the later steps out; and a threshold
+// above 1 would make every later change wait for a second approval.
+const runner = keyform.whoamiOutput();
+const rootQuorum = new keyform.RootQuorum("root-quorum", {
+  threshold: 1,
+  userIds: [runner.userId, userId(settings.teams.admins[0]!, "teams.admins")],
+});
 
 // Teams are user tags; membership is declared here and kept in sync in place.
 const admins = new keyform.UserTag("admins", { userTagName: "admins", userIds: userIds(settings.teams.admins, "teams.admins") });
@@ -72,6 +89,31 @@ const auditorKey = new keyform.ApiKey("ci-auditor-key", {
   curveType: "API_KEY_CURVE_P256",
 });
 
+// The CI deployer key may be used only from the CI network (per-key lists apply while the
+// organization-level list is enabled).
+const ciKeyAllowlist = new keyform.IpAllowlist("ci-deployer-ips", {
+  publicKey: deployerKey.publicKey,
+  rules: settings.ciAllowedCidrs.map((cidr) => ({ cidr, label: "CI runners" })),
+});
+
+// Every activity's status changes go to the platform team's webhook receiver.
+const activityWebhook = new keyform.WebhookEndpoint("activity-webhook", {
+  name: `activity-updates-${stack}`,
+  url: settings.webhookUrl,
+  subscriptions: [{ eventType: "ACTIVITY_UPDATES" }],
+});
+
+// The treasury wallet with an Ethereum and a Solana account. Key material is retained on
+// destroy unless the stack says the organization is throwaway.
+const treasuryWallet = new keyform.Wallet("treasury-wallet", {
+  walletName: `treasury-${stack}`,
+  accounts: [
+    { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM", name: `treasury-${stack}-eth` },
+    { curve: "CURVE_ED25519", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/501'/0'/0'", addressFormat: "ADDRESS_FORMAT_SOLANA", name: `treasury-${stack}-sol` },
+  ],
+  deleteWithoutExport: settings.treasuryWalletDisposable,
+});
+
 // New engineers get an invitation that puts them in the engineering tag when accepted.
 const invitations = settings.newEngineers.map(
   (engineer) =>
@@ -113,6 +155,11 @@ const earn = new keyform.EarnWrapperState("earn-wrapper", {
   depositsDisabled: settings.earn.depositsDisabled,
 });
 
+export const userIdsByName = Object.fromEntries([...users].map(([name, user]) => [name, user.userId]));
+export const rootQuorumUserIds = rootQuorum.userIds;
+export const ciDeployerAllowlist = ciKeyAllowlist.rules;
+export const activityWebhookId = activityWebhook.endpointId;
+export const treasuryAddresses = treasuryWallet.addresses;
 export const userTagIds = { admins: admins.userTagId, treasury: treasury.userTagId, engineering: engineering.userTagId };
 export const policyIds = { treasuryQuorum: treasuryQuorum.policyId, denyExports: denyExports.policyId };
 export const ciDeployerApiKeyId = deployerKey.apiKeyId;

@@ -1,8 +1,10 @@
 /**
- * What the example organization assumes already exists: its people and bots as users, and a
- * deployed Earn wrapper for its vault. On the hosted service people sign up and wrappers are
- * deployed once by hand; against a fresh emulator the main command creates them here. Every
- * step looks first and creates only what is missing, so running it again changes nothing.
+ * What an example organization assumes already exists. The TypeScript example (examples/org)
+ * declares its users itself and only needs a deployed Earn wrapper for its vault (deployed once,
+ * by hand on the hosted service): the main command deploys it on a fresh emulator with
+ * {@link deployEarnWrapper}. The YAML example takes user ids as config, so its tests create the
+ * users first ({@link seedOrganization}). Every step looks first and creates only what is
+ * missing, so running it again changes nothing.
  */
 import type { KeyformClient } from "keyform";
 import type { OrgSettings } from "./settings";
@@ -27,6 +29,12 @@ export interface SeedReport {
 
 /** Creates the missing users and the Earn wrapper; returns what it created. */
 export async function seedOrganization(client: KeyformClient, settings: OrgSettings): Promise<SeedReport> {
+  const createdUsers = await createMissingUsers(client, settings);
+  return { createdUsers, ...(await deployEarnWrapper(client, settings)) };
+}
+
+/** Creates the users the settings name that do not exist yet; returns their names. */
+export async function createMissingUsers(client: KeyformClient, settings: OrgSettings): Promise<string[]> {
   const { users } = await client.listUsers();
   const existing = new Set(users.map((u) => u.userName));
   const missing = userNamesIn(settings).filter((name) => !existing.has(name));
@@ -42,7 +50,11 @@ export async function seedOrganization(client: KeyformClient, settings: OrgSetti
       })),
     });
   }
+  return missing;
+}
 
+/** Deploys the Earn wrapper of the settings' vault unless it exists; returns its address when deployed. */
+export async function deployEarnWrapper(client: KeyformClient, settings: OrgSettings): Promise<{ deployedWrapper?: string }> {
   const { enabledVaults = [] } = await client.listEarnEnabledVaults({});
   const vault = settings.earn.vaultAddress.toLowerCase();
   let deployedWrapper: string | undefined;
@@ -55,5 +67,5 @@ export async function seedOrganization(client: KeyformClient, settings: OrgSetti
     });
     deployedWrapper = deployed.wrapperAddress;
   }
-  return { createdUsers: missing, deployedWrapper };
+  return deployedWrapper === undefined ? {} : { deployedWrapper };
 }

@@ -15,6 +15,11 @@ export const OrgSettings = z.object({
     treasury: z.array(UserName),
     engineering: z.array(UserName),
   }),
+  /**
+   * The people of the organization, declared as users with an e-mail address; default:
+   * everyone the teams and `inviter` name. Leaving someone's team does not delete the user.
+   */
+  people: z.array(z.object({ name: UserName, email: z.string().email().optional() })).optional(),
   /** How many admins must approve a treasury activity. */
   treasuryApprovals: z.coerce.number().int().min(1),
   /** The user that sends invitations (usually an admin). */
@@ -31,6 +36,15 @@ export const OrgSettings = z.object({
     /** Lifetime of generated keys, in seconds (as a decimal string, like the service). */
     keyLifetimeSeconds: z.string().regex(/^\d+$/),
   }),
+  /** Where ACTIVITY_UPDATES events are delivered. */
+  webhookUrl: z.string().url().default("https://hooks.example.com/keyform"),
+  /** The networks the CI deployer key may be used from (its own IP allowlist). */
+  ciAllowedCidrs: z.array(z.string().min(1)).min(1).default(["203.0.113.0/24"]),
+  /**
+   * Whether destroy may delete the treasury wallet although it was never exported. Only for
+   * throwaway organizations (the dev stack's emulator): elsewhere the wallet is retained.
+   */
+  treasuryWalletDisposable: z.boolean().default(false),
   /** Contract addresses of the interfaces the organization registers. */
   contracts: z.object({
     usdcAddress: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte address"),
@@ -63,11 +77,15 @@ export function parseOrgSettings(get: (key: string) => string | undefined, stack
   };
   const raw = {
     teams: json("teams"),
+    people: json("people"),
     treasuryApprovals: json("treasuryApprovals"),
     inviter: get("inviter"),
     newEngineers: json("newEngineers") ?? [],
     ciBots: json("ciBots"),
     contracts: json("contracts"),
+    webhookUrl: get("webhookUrl"),
+    ciAllowedCidrs: json("ciAllowedCidrs"),
+    treasuryWalletDisposable: json("treasuryWalletDisposable"),
     earn: json("earn"),
   };
   const parsed = OrgSettings.safeParse(raw);

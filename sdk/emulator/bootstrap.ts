@@ -14,19 +14,9 @@ import { generateApiKeyPair } from "../client/keys";
 import type { SignerKey } from "./handlers/types";
 import type { Store } from "./store";
 
-/** The contents of `<dataDir>/bootstrap.json` (team contract). */
-export interface Bootstrap {
-  organizationId: string;
-  userId: string;
-  apiPublicKey: string;
-  /** Secret: the root user's API private key (hex). */
-  apiPrivateKey: string;
-  baseUrl: string;
-  authProxyUrl: string;
-  authProxyConfigId: string;
-  /** Uncompressed P-256 public key (hex) of the emulator's signing key. */
-  signerPublicKey: string;
-}
+/** The contents of `<dataDir>/bootstrap.json` (team contract), declared with the public types. */
+export type { Bootstrap } from "../emulator-contract";
+import type { Bootstrap } from "../emulator-contract";
 
 /** What the database keeps of the bootstrap (everything but the URLs). */
 type StoredBootstrap = Omit<Bootstrap, "baseUrl" | "authProxyUrl" | "signerPublicKey">;

@@ -1,7 +1,7 @@
 /**
  * @module emulator/consensus
- * Consensus from the organization's root quorum (fact sheet 4): the only source of consensus
- * the emulator models (there is no policy engine).
+ * Consensus (fact sheet 4), from the organization's root quorum or from the consensus
+ * expression of an ALLOW policy (`policy-gate.ts` decides which applies).
  *
  * - When the root quorum's threshold is above 1 and the submitter is a quorum member, an
  *   activity is recorded as `ACTIVITY_STATUS_CONSENSUS_NEEDED` with the submitter's approval as
@@ -13,8 +13,11 @@
  *   transaction, with the submitter as caller and the target's id and fingerprint: the effects
  *   are those of a direct run. The target becomes COMPLETED with its result, or FAILED with
  *   `failure {code, message, details}` when the handler refuses it by then.
- * - `reject_activity {fingerprint}` by a quorum member makes the target REJECTED at once.
- * - Votes themselves never wait for consensus; a submitter outside the quorum acts directly.
+ * - An activity held by a policy's consensus (its submitter is not a root-quorum member) may be
+ *   approved or rejected by any user of the organization; each approval runs the policies again
+ *   with every approver so far (the consensus expression decides whose approvals count).
+ * - `reject_activity {fingerprint}` by an allowed voter makes the target REJECTED at once.
+ * - Votes themselves never wait for consensus.
  */
 import { randomUUID } from "node:crypto";
 import { base64urlnopad } from "@scure/base";
@@ -40,10 +43,20 @@ export function rootQuorumOf(store: Store, organizationId: string): Quorum {
   return JSON.parse(org.root_quorum_json) as Quorum;
 }
 
-/** Whether an activity of `caller` on `organizationId` must wait for the root quorum. */
-export function requiresConsensus(store: Store, organizationId: string, caller: Caller): boolean {
-  const quorum = rootQuorumOf(store, organizationId);
-  return quorum.threshold > 1 && quorum.userIds.includes(caller.userId);
+/** Whether a CONSENSUS_NEEDED activity waits for a policy's consensus rather than the root quorum's. */
+export function heldByPolicy(store: Store, target: ActivityRow): boolean {
+  const pending = store.consensus.pending(target.id);
+  if (!pending) return false;
+  const submitter = JSON.parse(pending.caller_json) as Caller;
+  return !rootQuorumOf(store, target.org_id).userIds.includes(submitter.userId);
+}
+
+/** The users (and the keys they signed with) who approved an activity so far, submitter first. */
+export function approvingVoters(store: Store, activityId: string): { userId: string; publicKey: string }[] {
+  return store.consensus
+    .votes(activityId)
+    .filter((vote) => vote.selection === "VOTE_SELECTION_APPROVED")
+    .map((vote) => ({ userId: vote.user_id, publicKey: vote.public_key }));
 }
 
 /** What a vote records of the request that cast it (fact sheet 2 `v1Vote`). */
@@ -94,7 +107,7 @@ export function voteEvidence(headers: Readonly<Record<string, string | string[] 
   };
 }
 
-/** Records a vote of `caller` on `activityId`. */
+/** Records a vote of `caller` on `activityId`; returns the vote's id. */
 export function recordVote(
   store: Store,
   activityId: string,
@@ -102,9 +115,10 @@ export function recordVote(
   selection: "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED",
   evidence: VoteEvidence,
   nowMs: number,
-): void {
+): string {
+  const id = randomUUID();
   store.consensus.insertVote({
-    id: randomUUID(),
+    id,
     activity_id: activityId,
     user_id: caller.userId,
     selection,
@@ -114,12 +128,14 @@ export function recordVote(
     scheme: evidence.scheme,
     created_ms: nowMs,
   });
+  return id;
 }
 
 /**
  * Finds the activity a vote names and checks that `ctx.caller` may vote on it now.
  * @throws 404 code 5 (no such activity in the organization), 400 code 9 (not awaiting
- *   consensus, or the user already voted), 403 code 7 (the voter is not in the root quorum)
+ *   consensus, or the user already voted), 403 code 7 (the voter is not in the root quorum, or
+ *   for a policy-held activity not a user of the organization)
  */
 export function voteTarget(ctx: ActivityContext, fingerprint: string): ActivityRow {
   const target = ctx.store.activities.findByFingerprint(fingerprint);
@@ -130,7 +146,11 @@ export function voteTarget(ctx: ActivityContext, fingerprint: string): ActivityR
     throw failedPrecondition(`fingerprint: activity ${target.id} is ${target.status}, not awaiting consensus`);
   }
   const quorum = rootQuorumOf(ctx.store, target.org_id);
-  if (!quorum.userIds.includes(ctx.caller.userId)) {
+  if (heldByPolicy(ctx.store, target)) {
+    if (ctx.caller.organizationId !== target.org_id) {
+      throw permissionDenied(`fingerprint: user ${ctx.caller.userId} is not a user of organization ${target.org_id}`);
+    }
+  } else if (!quorum.userIds.includes(ctx.caller.userId)) {
     throw permissionDenied(`fingerprint: user ${ctx.caller.userId} is not a member of the root quorum of organization ${target.org_id}`);
   }
   if (ctx.store.consensus.votes(target.id).some((vote) => vote.user_id === ctx.caller.userId)) {

@@ -7,9 +7,12 @@
  *   this fingerprint, check `timestampMs`, run the handler and record the activity in one
  *   transaction → answer.
  *
- * An activity that needs the root quorum's consensus is recorded as CONSENSUS_NEEDED instead
- * of running; approve_activity / reject_activity (handled here, since an approval runs the
- * stored request through another operation's handler) decide it. See `consensus.ts`.
+ * Before an activity runs, the organization's policies decide it unless the caller acts as the
+ * root quorum (`policy-gate.ts`): a denial is a 403 and records nothing. An activity that needs
+ * the root quorum's consensus, or more approvals under an ALLOW policy's consensus, is recorded
+ * as CONSENSUS_NEEDED instead of running; approve_activity / reject_activity (handled here,
+ * since an approval runs the stored request through another operation's handler) decide it.
+ * See `consensus.ts`.
  *
  * Every failure is an {@link EmulatorError}; bad input never reaches a handler.
  */
@@ -23,16 +26,18 @@ import { describeZodError } from "../wire/shared";
 import { authenticate, type Headers } from "./auth";
 import {
   approvalCount,
+  approvingVoters,
   CONSENSUS_NEEDED,
+  heldByPolicy,
   recordVote,
-  requiresConsensus,
   rootQuorumOf,
   VOTE_OPERATIONS,
   voteEvidence,
   voteTarget,
   type VoteEvidence,
 } from "./consensus";
-import { EmulatorError, GrpcCode, invalidArgument, notFound, notImplemented } from "./errors";
+import { gateApproval, gateSubmission, policyDenied, recordEvaluation, type Gate } from "./policy-gate";
+import { EmulatorError, GrpcCode, invalidArgument, notFound, notImplemented, permissionDenied } from "./errors";
 import type {
   ActivityContext,
   AuthProxyContext,
@@ -63,6 +68,13 @@ export interface Reply {
 }
 
 type AnyHandler = (ctx: never, input: unknown) => unknown;
+
+/**
+ * The activities a parent organization's key may submit in a sub-organization. The service's
+ * rule: a parent reads its sub-organizations but does not change them, except to start the
+ * authentication flows it runs for their users (an OTP login).
+ */
+const PARENT_MAY_SUBMIT: ReadonlySet<string> = new Set(["otpAuth"]);
 
 /** An activity's context inside the dispatcher: the signed request, for the votes it casts. */
 interface VotingContext extends ActivityContext {
@@ -156,6 +168,12 @@ export class Dispatcher {
     }
     const caller = authenticate(this.store, headers, raw, organizationId, nowMs);
     enforceIpAllowlist(this.db, caller, organizationId, remoteAddress);
+    if (entry.def.kind === "activity" && caller.organizationId !== organizationId && !PARENT_MAY_SUBMIT.has(entry.key)) {
+      throw permissionDenied(
+        `organizationId: the API key belongs to the parent organization ${caller.organizationId}, which may read ` +
+          `sub-organization ${organizationId} but not change it (it may only start: ${[...PARENT_MAY_SUBMIT].join(", ")})`,
+      );
+    }
     const request = validate(entry.def.request, body) as Record<string, unknown>;
     const handler = this.handlers.get(entry.key);
     if (!handler) throw notImplemented(name);
@@ -204,7 +222,9 @@ export class Dispatcher {
       // Checked again inside the transaction: the store is the arbiter of "already ran".
       const again = this.store.activities.findByFingerprint(fingerprint);
       if (again) return again;
-      const held = !VOTE_OPERATIONS.has(key) && requiresConsensus(this.store, base.organizationId, base.caller);
+      // Policies (or the root quorum) decide first; a denial throws and records nothing.
+      const gate: Gate = VOTE_OPERATIONS.has(key) ? { action: "run" } : gateSubmission(base, def.type, request.parameters, base.caller);
+      const held = gate.action !== "run";
       let resultJson = "{}";
       if (held) {
         // Refuse now what the handler would refuse now; the effects wait for the quorum.
@@ -224,6 +244,7 @@ export class Dispatcher {
         updated_ms: base.nowMs,
       };
       this.store.activities.insert(activity);
+      let voteId = "";
       if (held) {
         this.store.consensus.insertPending({
           activity_id: activity.id,
@@ -232,8 +253,9 @@ export class Dispatcher {
           parameters_json: JSON.stringify(request.parameters ?? null),
         });
         // The submission is the submitter's approval.
-        recordVote(this.store, activity.id, base.caller, "VOTE_SELECTION_APPROVED", evidence, base.nowMs);
+        voteId = recordVote(this.store, activity.id, base.caller, "VOTE_SELECTION_APPROVED", evidence, base.nowMs);
       }
+      if (gate.decision) recordEvaluation(base, activity.id, voteId, gate.decision);
       if (request.generateAppProofs === true) recordAppProofs(this.db, activity);
       return activity;
     })();
@@ -296,14 +318,32 @@ export class Dispatcher {
    */
   private vote(ctx: VotingContext, fingerprint: string, approve: boolean): Record<string, never> {
     const target = voteTarget(ctx, fingerprint);
-    recordVote(this.store, target.id, ctx.caller, approve ? "VOTE_SELECTION_APPROVED" : "VOTE_SELECTION_REJECTED", ctx.evidence, ctx.nowMs);
-    const { threshold } = rootQuorumOf(this.store, target.org_id);
+    const voteId = recordVote(this.store, target.id, ctx.caller, approve ? "VOTE_SELECTION_APPROVED" : "VOTE_SELECTION_REJECTED", ctx.evidence, ctx.nowMs);
     if (!approve) {
       this.settle(ctx, target, { status: "ACTIVITY_STATUS_REJECTED", resultJson: "{}", failureJson: null });
-    } else if (approvalCount(this.store, target.id) >= threshold) {
+    } else if (heldByPolicy(this.store, target)) {
+      this.decideByPolicy(ctx, target, voteId);
+    } else if (approvalCount(this.store, target.id) >= rootQuorumOf(this.store, target.org_id).threshold) {
       this.settle(ctx, target, this.execute(ctx, target));
     }
     return {};
+  }
+
+  /**
+   * An approval of an activity held by an ALLOW policy's consensus: the policies run again
+   * with every approver so far; ALLOW runs it, an applicable DENY fails it, else it waits.
+   */
+  private decideByPolicy(ctx: ActivityContext, target: ActivityRow, voteId: string): void {
+    const pending = this.store.consensus.pending(target.id);
+    const parameters = pending ? (JSON.parse(pending.parameters_json) as unknown) : null;
+    const gateCtx = { db: this.db, store: this.store, organizationId: target.org_id, nowMs: ctx.nowMs };
+    const decision = gateApproval(gateCtx, target.type, parameters, approvingVoters(this.store, target.id));
+    recordEvaluation(gateCtx, target.id, voteId, decision);
+    if (decision.outcome === "OUTCOME_ALLOW") {
+      this.settle(ctx, target, this.execute(ctx, target));
+    } else if (decision.outcome === "OUTCOME_DENY_EXPLICIT") {
+      this.settle(ctx, target, { status: "ACTIVITY_STATUS_FAILED", resultJson: "{}", failureJson: JSON.stringify(policyDenied(decision).toBody()) });
+    }
   }
 
   /**

@@ -4,6 +4,7 @@
  * main API and the auth proxy on one port.
  */
 import type { AddressInfo } from "node:net";
+import type { EmulatorStartOptions, RunningEmulator } from "../emulator-contract";
 import { ensureBootstrap, writeBootstrapFile, type Bootstrap } from "./bootstrap";
 import { Dispatcher } from "./dispatch";
 import { loadFixtures } from "./fixtures";
@@ -14,44 +15,15 @@ import { buildServer, type LogLevel } from "./server";
 import { openDatabase, Store } from "./store";
 import { WebhookDeliverer, type WebhookDeliveryOptions } from "./webhooks/deliverer";
 
-/** Options of {@link startEmulator}. */
-export interface EmulatorOptions {
-  /** TCP port; 0 (the default) picks a free one. */
-  port?: number;
-  /** Directory holding `keyform.db` and `bootstrap.json`; created if missing. */
-  dataDir: string;
-  /** Interface to listen on; default `127.0.0.1`. */
-  host?: string;
-  /** Default `info`; tests use `silent`. */
-  logLevel?: LogLevel;
+/** Options of {@link startEmulator}: the public ones, and extension points for in-process use. */
+export interface EmulatorOptions extends EmulatorStartOptions {
   /** Areas served besides the core ones (wallets, auth flows, webhooks …). */
   modules?: readonly EmulatorModule[];
-  /**
-   * JSON file of wallets with known mnemonics and EVM transactions for
-   * list_eth_transaction_history, loaded at every start (format in `fixtures.ts`).
-   */
-  fixturesFile?: string;
-  /**
-   * IP allowlists, stored in the database. When given, they replace every stored allowlist
-   * (`[]` removes them all); when absent, the stored ones (minus those removed by
-   * remove_ip_allowlist) stay in force.
-   */
-  ipAllowlists?: readonly IpAllowlistConfig[];
   /** Retry and timeout settings of webhook deliveries. */
   webhooks?: WebhookDeliveryOptions;
 }
 
-/** A running emulator. */
-export interface RunningEmulator {
-  /** Base URL of the main API, e.g. `http://127.0.0.1:41234`. */
-  url: string;
-  /** Base URL of the auth proxy (the same server). */
-  authProxyUrl: string;
-  port: number;
-  bootstrap: Bootstrap;
-  /** Stops accepting requests, finishes those in flight, closes the database. */
-  close(): Promise<void>;
-}
+export type { RunningEmulator } from "../emulator-contract";
 
 function urlHost(host: string): string {
   if (host === "0.0.0.0" || host === "::") return "127.0.0.1";

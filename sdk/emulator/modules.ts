@@ -13,6 +13,8 @@ import { invitationsModule } from "./handlers/invitations";
 import { ipAllowlistsModule } from "./handlers/ip-allowlists";
 import { createOrganizationModule } from "./handlers/organization";
 import { policiesModule } from "./handlers/policies";
+import { policyEvaluationsModule } from "./handlers/policy-evaluations";
+import { privateKeyTagsModule } from "./handlers/private-key-tags";
 import { privateKeysModule } from "./handlers/private-keys";
 import { sessionProfilesModule } from "./handlers/session-profiles";
 import { smartContractsModule } from "./handlers/smart-contracts";
@@ -30,6 +32,7 @@ export function defaultModules(extra: readonly EmulatorModule[] = []): EmulatorM
     usersModule,
     userTagsModule,
     policiesModule,
+    policyEvaluationsModule,
     apiKeysModule,
     invitationsModule,
     smartContractsModule,
@@ -37,6 +40,7 @@ export function defaultModules(extra: readonly EmulatorModule[] = []): EmulatorM
     activitiesModule,
     walletsModule,
     privateKeysModule,
+    privateKeyTagsModule,
     earnWithdrawalsModule,
     historyModule,
     webhooksModule,

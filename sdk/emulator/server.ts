@@ -16,7 +16,8 @@ import { otpOutbox } from "./handlers/auth-otp";
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 /** Log levels the emulator accepts. */
-export type LogLevel = "silent" | "fatal" | "error" | "warn" | "info" | "debug" | "trace";
+export type { EmulatorLogLevel as LogLevel } from "../emulator-contract";
+import type { EmulatorLogLevel as LogLevel } from "../emulator-contract";
 
 /** Builds (without listening) the fastify app serving `dispatcher`. */
 export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel): FastifyInstance {

@@ -19,6 +19,7 @@ export * from "./operations/smart-contract-interfaces";
 export * from "./operations/earn";
 export * from "./operations/wallets";
 export * from "./operations/private-keys";
+export * from "./operations/private-key-tags";
 export * from "./operations/history";
 export * from "./operations/webhooks";
 export * from "./operations/session-profiles";

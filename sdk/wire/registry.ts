@@ -14,6 +14,7 @@ import { invitationOperations } from "./operations/invitations";
 import { ipAllowlistOperations } from "./operations/ip-allowlists";
 import { organizationOperations } from "./operations/organization";
 import { policyOperations } from "./operations/policies";
+import { privateKeyTagOperations } from "./operations/private-key-tags";
 import { privateKeyOperations } from "./operations/private-keys";
 import { sessionProfileOperations } from "./operations/session-profiles";
 import { smartContractInterfaceOperations } from "./operations/smart-contract-interfaces";
@@ -34,6 +35,7 @@ export const operations = {
   ...earnOperations,
   ...walletOperations,
   ...privateKeyOperations,
+  ...privateKeyTagOperations,
   ...historyOperations,
   ...webhookOperations,
   ...sessionProfileOperations,

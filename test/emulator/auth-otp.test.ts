@@ -276,9 +276,10 @@ describe("OTP login (otp_init → otp_verify → otp_login_v2)", () => {
     await expect(stampWith(third)).resolves.toBeTruthy();
     // A session key cannot take over another credential's public key.
     const key = generateApiKeyPair();
-    const parent = clientFor(orgId, root());
+    // The user adds the key itself (a parent organization may not change its sub-organization).
+    const own = clientFor(orgId, sessionStamper(third.sessionKey.privateKey));
     const { userId } = parseSession(third.token);
-    await parent.createApiKeys({ userId, apiKeys: [{ apiKeyName: "static", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }] });
+    await own.createApiKeys({ userId, apiKeys: [{ apiKeyName: "static", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }] });
     const bind = generateApiKeyPair();
     const verificationToken = await verifyContact(email, bind);
     await expect(

@@ -22,6 +22,7 @@ let c: KeyformClient;
 let orgId: string;
 let userA: string;
 let userB: string;
+let userC: string;
 let keyB: { publicKey: string; privateKey: string };
 
 function clientFor(pair: { publicKey: string; privateKey: string }, extra: Partial<ConstructorParameters<typeof KeyformClient>[0]> = {}): KeyformClient {
@@ -66,6 +67,7 @@ beforeAll(async () => {
   });
   const { userIds } = await a.createUsers({ users: [user("approver-b", keyB.publicKey), user("outsider-c", keyC.publicKey)] });
   userB = userIds[0]!;
+  userC = userIds[1]!;
   b = clientFor(keyB);
   c = clientFor(keyC);
   // Threshold 1 today: the quorum change itself applies at once.
@@ -186,7 +188,23 @@ describe("root quorum with threshold 2", () => {
     expect((await tagNames()).filter((name) => name === "consensus-twice")).toHaveLength(1);
   });
 
-  it("a submitter outside the quorum acts directly (no policy engine)", async () => {
+  it("a submitter outside the quorum is refused without a policy, and acts directly (no root-quorum wait) under an ALLOW", async () => {
+    await expect(c.submitActivity("createUserTag", { userTagName: "consensus-outsider", userIds: [] })).rejects.toMatchObject({ status: 403, code: 7 });
+    expect(await tagNames()).not.toContain("consensus-outsider");
+    // Creating the policy is itself a root activity: A submits, B approves.
+    const policy = await a.submitActivity(
+      "createPolicy",
+      {
+        policyName: "outsider may create tags",
+        effect: "EFFECT_ALLOW",
+        condition: "activity.resource == 'USER' && activity.action == 'CREATE'",
+        consensus: `approvers.any(user, user.id == '${userC}')`,
+        notes: "",
+      },
+      { allowIncomplete: true },
+    );
+    await b.approveActivity({ fingerprint: policy.fingerprint });
+    expect((await activity(policy.id)).status).toBe("ACTIVITY_STATUS_COMPLETED");
     const direct = await c.submitActivity("createUserTag", { userTagName: "consensus-outsider", userIds: [] });
     expect(direct.status).toBe("ACTIVITY_STATUS_COMPLETED");
     expect(direct.votes).toEqual([]);

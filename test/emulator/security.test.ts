@@ -130,7 +130,7 @@ describe("authentication", () => {
     expect((await post(url, "/public/v1/submit/create_user_tag", ok, root)).status).toBe(200);
   });
 
-  it("refuses acting on another organization (403 code 7) and allows the parent organization's keys", async () => {
+  it("refuses acting on another organization (403 code 7); the parent organization's keys read but do not change", async () => {
     const other = addOrganization(null);
     // The other organization's key on our organization, and ours on theirs.
     let res = await post(url, WHOAMI, { organizationId: orgId }, other.stamper);
@@ -141,13 +141,40 @@ describe("authentication", () => {
     res = await post(url, "/public/v1/query/list_user_tags", { organizationId: other.organizationId }, other.stamper);
     expect(res).toMatchObject({ status: 200, body: { userTags: [] } });
 
-    // A sub-organization of ours: our key may act in it (parent), its key may not act in ours.
+    // A sub-organization of ours: our key may read it but not change it (the service's rule),
+    // its key may not act in ours.
     const sub = addOrganization(orgId);
     res = await post(url, "/public/v1/submit/create_user_tag", envelope("ACTIVITY_TYPE_CREATE_USER_TAG", sub.organizationId, { userTagName: "from-parent", userIds: [] }), root);
-    expect(res.status).toBe(200);
-    expect(res.body.activity.organizationId).toBe(sub.organizationId);
+    expect(res).toMatchObject({ status: 403, body: { code: 7 } });
+    expect(res.body.message).toMatch(/^organizationId: the API key belongs to the parent organization .* may read sub-organization .* but not change it/);
+    res = await post(url, "/public/v1/query/list_user_tags", { organizationId: sub.organizationId }, root);
+    expect(res).toMatchObject({ status: 200, body: { userTags: [] } });
     res = await post(url, WHOAMI, { organizationId: orgId }, sub.stamper);
     expect(res).toMatchObject({ status: 403, body: { code: 7 } });
+  });
+
+  it("names: only Unicode NFC, at most 256 characters, refused naming the field; expirationSeconds of 0 or below refused", async () => {
+    const submit = async (path: string, type: string, parameters: Record<string, unknown>) =>
+      post(url, `/public/v1/submit/${path}`, envelope(type, orgId, parameters), root);
+    const decomposed = "cafe\u0301"; // "café" with a combining accent
+    let res = await submit("create_user_tag", "ACTIVITY_TYPE_CREATE_USER_TAG", { userTagName: decomposed, userIds: [] });
+    expect(res).toMatchObject({ status: 400, body: { code: 3 } });
+    expect(res.body.message).toMatch(/^userTagName: must be in Unicode normalization form NFC/);
+    res = await submit("create_policy", "ACTIVITY_TYPE_CREATE_POLICY_V3", { policyName: "p".repeat(257), effect: "EFFECT_DENY", notes: "" });
+    expect(res).toMatchObject({ status: 400, body: { code: 3 } });
+    expect(res.body.message).toBe("policyName: must be at most 256 characters, got 257");
+    // The composed spelling is accepted, and then taken: the decomposed one cannot sneak in beside it.
+    res = await submit("create_user_tag", "ACTIVITY_TYPE_CREATE_USER_TAG", { userTagName: decomposed.normalize("NFC"), userIds: [] });
+    expect(res.status).toBe(200);
+    const key = generateApiKeyPair();
+    for (const expirationSeconds of ["0"]) {
+      res = await submit("create_api_keys", "ACTIVITY_TYPE_CREATE_API_KEYS_V2", {
+        userId: t.emulator.bootstrap.userId,
+        apiKeys: [{ apiKeyName: "short-lived", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256", expirationSeconds }],
+      });
+      expect(res).toMatchObject({ status: 400, body: { code: 3 } });
+      expect(res.body.message).toBe("apiKeys[0].expirationSeconds: must be at least 1 (seconds), got 0");
+    }
   });
 
   it("answers 404 for an organization that does not exist and 400 without organizationId", async () => {
@@ -249,7 +276,9 @@ describe("input hardening", () => {
       earn_deploy_wrapper: () => ({ vaultAddress: "0x" + "1".repeat(40), chainCaip2: "eip155:1", clientFeeBps: "1", clientFeeWallet: "0x" + "2".repeat(40) }),
       earn_set_wrapper_state: () => ({ wrapperAddress: "0x" + "3".repeat(40), depositsDisabled: true }),
     };
-    const defs = Object.values(operations as Record<string, OperationDef>);
+    // A valid set_ip_allowlist may lawfully lock the caller out (as on the service), which would
+    // hide every later answer behind a 403.
+    const defs = Object.values(operations as Record<string, OperationDef>).filter((def) => def.name !== "set_ip_allowlist");
     const bodies: { path: string; body: string }[] = [];
     for (const def of defs) {
       for (let i = 0; i < 50; i++) {
@@ -292,7 +321,8 @@ describe("input hardening", () => {
 
     // Still healthy and serving.
     expect((await fetch(url + "/health")).status).toBe(200);
-    expect((await post(url, WHOAMI, { organizationId: orgId }, root)).status).toBe(200);
+    const w = await post(url, WHOAMI, { organizationId: orgId }, root);
+    expect(w.status, JSON.stringify(w.body)).toBe(200);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   }, 240_000);
 });

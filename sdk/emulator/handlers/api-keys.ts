@@ -12,7 +12,7 @@ import { secp256k1 } from "@noble/curves/secp256k1";
 import { credentialTypeForCurve } from "../../client/keys";
 import type { ApiKeyParams } from "../../wire/operations/api-keys";
 import { alreadyExists, invalidArgument, notFound } from "../errors";
-import { newId, requireDistinct, requireUser } from "./common";
+import { newId, requireName, requireDistinct, requireUser } from "./common";
 import type { ActivityContext, EmulatorModule } from "./types";
 import { apiKeyView } from "./views";
 
@@ -52,6 +52,10 @@ export function insertApiKeys(ctx: ActivityContext, userId: string, keys: readon
   return keys.map((key, i) => {
     const at = `${field}[${i}]`;
     validatePublicKey(key.publicKey, key.curveType, `${at}.publicKey`);
+    requireName(key.apiKeyName, `${at}.apiKeyName`);
+    if (key.expirationSeconds !== undefined && !(BigInt(key.expirationSeconds) > 0n)) {
+      throw invalidArgument(`${at}.expirationSeconds: must be at least 1 (seconds), got ${key.expirationSeconds}`);
+    }
     if (names.has(key.apiKeyName) || ctx.store.apiKeys.findByName(userId, key.apiKeyName)) {
       throw alreadyExists(`${at}.apiKeyName: the user already has an API key named ${JSON.stringify(key.apiKeyName)}`);
     }

@@ -37,3 +37,22 @@ export function requireDistinct(values: readonly string[], field: string): void 
     seen.add(value);
   }
 }
+
+/** The longest name the emulator accepts (user, user tag, policy and API key names), in characters. */
+export const MAX_NAME_LENGTH = 256;
+
+/**
+ * Refuses a name that is not in Unicode NFC or is longer than {@link MAX_NAME_LENGTH}. Names
+ * are unique per organization (per user for API keys) and compared as stored, so two spellings
+ * of one name (a precomposed "é" and "e" + combining accent) must not both get in: only the
+ * NFC form is accepted, which makes comparing stored names comparing their NFC forms.
+ * @throws EmulatorError 400 code 3 naming `field`
+ */
+export function requireName(name: string, field: string): void {
+  if (name.normalize("NFC") !== name) {
+    throw invalidArgument(`${field}: must be in Unicode normalization form NFC (compose accents: ${JSON.stringify(name.normalize("NFC"))})`);
+  }
+  if ([...name].length > MAX_NAME_LENGTH) {
+    throw invalidArgument(`${field}: must be at most ${MAX_NAME_LENGTH} characters, got ${[...name].length}`);
+  }
+}

@@ -1,26 +1,29 @@
 /**
  * @module emulator/handlers/ip-allowlists
- * IP allowlists: remove_ip_allowlist (spec 4.4), the enforcement of allowlists on every
- * main-API request, and the emulator configuration that sets them.
+ * IP allowlists: set_ip_allowlist, get_ip_allowlist, remove_ip_allowlist (spec 4.4), the
+ * enforcement of allowlists on every main-API request, and the emulator configuration that
+ * sets them.
  *
- * Which allowlist applies to a request: the allowlist of the stamping API key if it has one,
- * else the organization-level allowlist of the organization the request targets, else none
- * (every address accepted). A refused address answers 403 code 7 naming the address.
+ * Which allowlist applies to a request: the allowlist of the stamping API key if it has one
+ * and its organization's organization-level list is in force (per-key lists apply only when
+ * the organization-level list is enabled), else the organization-level allowlist of the
+ * organization the request targets when it is enabled, else none (every address accepted).
+ * A refused address answers 403 code 7 naming the address.
  */
 import { invalidArgument, notFound, permissionDenied } from "../errors";
 import type { Db } from "../store";
-import { IP_ALLOWLIST_MIGRATIONS, ipAllowed, ipAllowlistStoreOf, ipRuleProblem, normalizeIp } from "../store/ip-allowlists";
-import type { Caller, EmulatorModule } from "./types";
+import { isIP } from "node:net";
+import { IP_ALLOWLIST_MIGRATIONS, ipAllowed, ipAllowlistStoreOf, ipRuleProblem, normalizeIp, type StoredIpRule } from "../store/ip-allowlists";
+import type { Caller, EmulatorModule, QueryContext } from "./types";
 
-/** One configured allowlist (`startEmulator({ ipAllowlists })`, `keyform serve --ip-allowlist`). */
-export interface IpAllowlistConfig {
-  /** Organization the allowlist belongs to; default the root (bootstrap) organization. */
-  organizationId?: string;
-  /** API key public key (hex) the allowlist is for; absent = the organization-level allowlist. */
-  publicKey?: string;
-  /** Exact IP addresses or CIDR blocks, IPv4 or IPv6, e.g. `["127.0.0.1", "10.0.0.0/8"]`. */
-  allow: readonly string[];
+/** A stored rule without the absent fields. */
+function compactRule(rule: StoredIpRule): StoredIpRule {
+  return rule.label === undefined ? { cidr: rule.cidr, createdMs: rule.createdMs } : rule;
 }
+
+/** One configured allowlist (declared with the public types). */
+export type { IpAllowlistConfig } from "../../emulator-contract";
+import type { IpAllowlistConfig } from "../../emulator-contract";
 
 /**
  * Replaces every stored allowlist with `configs` (the configuration is declarative: what is
@@ -54,8 +57,12 @@ export function applyIpAllowlistConfig(db: Db, rootOrganizationId: string, confi
 export function enforceIpAllowlist(db: Db, caller: Caller, organizationId: string, remoteAddress: string | undefined): void {
   if (remoteAddress === undefined) return;
   const store = ipAllowlistStoreOf(db);
-  const keyRules = store.get(caller.organizationId, caller.publicKey);
-  const rules = keyRules ?? store.get(organizationId, "");
+  const inForce = (orgId: string) => {
+    const org = store.record(orgId, "");
+    return org !== undefined && org.enabled !== false;
+  };
+  const keyRules = inForce(caller.organizationId) ? store.get(caller.organizationId, caller.publicKey) : undefined;
+  const rules = keyRules ?? (inForce(organizationId) ? store.get(organizationId, "") : undefined);
   if (rules === undefined) return;
   const ip = normalizeIp(remoteAddress);
   if (!ipAllowed(rules, ip)) {
@@ -64,10 +71,83 @@ export function enforceIpAllowlist(db: Db, caller: Caller, organizationId: strin
   }
 }
 
+/** The service's limit on rules per address family. */
+const MAX_RULES_PER_FAMILY = 10;
+
+/** The API key a `publicKey` field names, checked to exist in the organization. */
+function requireKeyOf(ctx: QueryContext, publicKey: string): void {
+  if (!/^[0-9a-fA-F]+$/u.test(publicKey)) throw invalidArgument("publicKey: expected an API key public key, hex");
+  if (!ctx.store.apiKeys.findInOrg(ctx.organizationId, publicKey)) {
+    throw notFound(`publicKey: no API key with public key ${publicKey} in organization ${ctx.organizationId}`);
+  }
+}
+
+/** Checks the rules of a set_ip_allowlist: valid blocks, no repeats, at most 10 per family. */
+function checkRules(rules: readonly { cidr: string }[]): void {
+  const seen = new Set<string>();
+  const perFamily = { 4: 0, 6: 0 };
+  rules.forEach((rule, i) => {
+    const problem = ipRuleProblem(rule.cidr);
+    if (problem) throw invalidArgument(`rules[${i}].cidr: ${problem}`);
+    if (seen.has(rule.cidr)) throw invalidArgument(`rules[${i}].cidr: ${rule.cidr} is listed more than once`);
+    seen.add(rule.cidr);
+    const family = isIP(rule.cidr.split("/")[0] ?? "") as 4 | 6;
+    if (++perFamily[family] > MAX_RULES_PER_FAMILY) {
+      throw invalidArgument(`rules[${i}].cidr: at most ${MAX_RULES_PER_FAMILY} IPv${family} rules are allowed per allowlist`);
+    }
+  });
+}
+
 export const ipAllowlistsModule: EmulatorModule = {
   name: "ip-allowlists",
   migrations: IP_ALLOWLIST_MIGRATIONS,
   setup: () => ({
+    setIpAllowlist(ctx, p) {
+      const store = ipAllowlistStoreOf(ctx.db);
+      const key = p.publicKey ?? "";
+      if (p.publicKey !== undefined) {
+        requireKeyOf(ctx, p.publicKey);
+        if (p.enabled !== undefined) throw invalidArgument("enabled: only the organization-level allowlist has an enabled flag; omit it with publicKey");
+      }
+      const existing = store.record(ctx.organizationId, key);
+      if (p.rules !== undefined) checkRules(p.rules);
+      const createdMs = new Map((existing?.rules ?? []).map((r) => [r.cidr, r.createdMs]));
+      // The rules are replaced whole; a rule kept from before keeps its creation time.
+      const rules = p.rules?.map((r) => compactRule({ cidr: r.cidr, label: r.label, createdMs: createdMs.get(r.cidr) ?? ctx.nowMs })) ?? existing?.rules ?? [];
+      store.put(
+        ctx.organizationId,
+        key,
+        {
+          rules,
+          enabled: p.publicKey !== undefined ? null : (p.enabled ?? existing?.enabled ?? true),
+          onEvaluationError: p.onEvaluationError ?? existing?.onEvaluationError ?? "DENY",
+        },
+        ctx.nowMs,
+      );
+      return {};
+    },
+
+    getIpAllowlist(ctx, req) {
+      const store = ipAllowlistStoreOf(ctx.db);
+      if (req.publicKey !== undefined) requireKeyOf(ctx, req.publicKey);
+      const record = store.record(ctx.organizationId, req.publicKey ?? "");
+      if (!record) {
+        throw notFound(
+          req.publicKey === undefined
+            ? `organizationId: organization ${ctx.organizationId} has no organization-level IP allowlist`
+            : `publicKey: the API key ${req.publicKey} has no IP allowlist of its own`,
+        );
+      }
+      return {
+        allowlist: {
+          organizationId: ctx.organizationId,
+          rules: record.rules.map((r) => ({ cidr: r.cidr, ...(r.label !== undefined ? { label: r.label } : {}), ...(r.createdMs !== undefined ? { createdAt: String(r.createdMs) } : {}) })),
+          ...(req.publicKey !== undefined ? { publicKey: req.publicKey } : { enabled: record.enabled !== false }),
+          onEvaluationError: record.onEvaluationError,
+        },
+      };
+    },
+
     removeIpAllowlist(ctx, p) {
       const store = ipAllowlistStoreOf(ctx.db);
       if (p.publicKey === undefined) {

@@ -5,7 +5,8 @@
  */
 import type { PolicyParams } from "../../wire/operations/policies";
 import { alreadyExists, notFound } from "../errors";
-import { newId } from "./common";
+import { POLICY_MIGRATIONS } from "../store/policies";
+import { newId, requireName } from "./common";
 import type { ActivityContext, EmulatorModule, QueryContext } from "./types";
 import { policyView } from "./views";
 
@@ -16,6 +17,7 @@ function requirePolicy(ctx: QueryContext, policyId: string, field: string) {
 }
 
 function insertPolicy(ctx: ActivityContext, p: PolicyParams, field: string): string {
+  requireName(p.policyName, `${field}policyName`);
   if (ctx.store.policies.getByName(ctx.organizationId, p.policyName)) {
     throw alreadyExists(`${field}policyName: a policy named ${JSON.stringify(p.policyName)} already exists`);
   }
@@ -28,6 +30,7 @@ function insertPolicy(ctx: ActivityContext, p: PolicyParams, field: string): str
     condition: p.condition ?? null,
     consensus: p.consensus ?? null,
     notes: p.notes,
+    time: p.time ?? null,
     created_ms: ctx.nowMs,
     updated_ms: ctx.nowMs,
   });
@@ -36,6 +39,7 @@ function insertPolicy(ctx: ActivityContext, p: PolicyParams, field: string): str
 
 export const policiesModule: EmulatorModule = {
   name: "policies",
+  migrations: POLICY_MIGRATIONS,
   setup: () => ({
     createPolicy(ctx, p) {
       return { policyId: insertPolicy(ctx, p, "") };
@@ -43,6 +47,7 @@ export const policiesModule: EmulatorModule = {
 
     updatePolicy(ctx, p) {
       const policy = requirePolicy(ctx, p.policyId, "policyId");
+      if (p.policyName !== undefined) requireName(p.policyName, "policyName");
       if (p.policyName !== undefined && p.policyName !== policy.name && ctx.store.policies.getByName(ctx.organizationId, p.policyName)) {
         throw alreadyExists(`policyName: a policy named ${JSON.stringify(p.policyName)} already exists`);
       }
@@ -53,6 +58,7 @@ export const policiesModule: EmulatorModule = {
         condition: p.policyCondition ?? policy.condition,
         consensus: p.policyConsensus ?? policy.consensus,
         notes: p.policyNotes ?? policy.notes,
+        time: p.time ?? policy.time,
         updated_ms: ctx.nowMs,
       });
       return { policyId: policy.id };

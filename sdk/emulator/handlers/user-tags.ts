@@ -4,7 +4,7 @@
  * `userTags`.
  */
 import { alreadyExists } from "../errors";
-import { newId, requireDistinct, requireUser, requireUserTag } from "./common";
+import { newId, requireName, requireDistinct, requireUser, requireUserTag } from "./common";
 import type { EmulatorModule } from "./types";
 import { tagView } from "./views";
 
@@ -14,6 +14,7 @@ export const userTagsModule: EmulatorModule = {
   name: "user-tags",
   setup: () => ({
     createUserTag(ctx, p) {
+      requireName(p.userTagName, "userTagName");
       if (ctx.store.tags.getByName(ctx.organizationId, USER_TAG, p.userTagName)) {
         throw alreadyExists(`userTagName: a user tag named ${JSON.stringify(p.userTagName)} already exists`);
       }
@@ -36,6 +37,7 @@ export const userTagsModule: EmulatorModule = {
       const tag = requireUserTag(ctx, p.userTagId, "userTagId");
       p.addUserIds.forEach((userId, i) => requireUser(ctx, userId, `addUserIds[${i}]`));
       p.removeUserIds.forEach((userId, i) => requireUser(ctx, userId, `removeUserIds[${i}]`));
+      if (p.newUserTagName !== undefined) requireName(p.newUserTagName, "newUserTagName");
       if (p.newUserTagName !== undefined && p.newUserTagName !== tag.name) {
         if (ctx.store.tags.getByName(ctx.organizationId, USER_TAG, p.newUserTagName)) {
           throw alreadyExists(`newUserTagName: a user tag named ${JSON.stringify(p.newUserTagName)} already exists`);

@@ -5,12 +5,13 @@
  */
 import { alreadyExists, failedPrecondition } from "../errors";
 import { insertApiKeys } from "./api-keys";
-import { newId, requireDistinct, requireUser, requireUserTag } from "./common";
+import { newId, requireName, requireDistinct, requireUser, requireUserTag } from "./common";
 import type { ActivityContext, EmulatorModule } from "./types";
 import { insertOauthProviders } from "./oauth-providers";
 import { userView } from "./views";
 
 function requireFreeUserName(ctx: ActivityContext, name: string, field: string, exceptUserId?: string): void {
+  requireName(name, field);
   const existing = ctx.store.users.getByName(ctx.organizationId, name);
   if (existing && existing.id !== exceptUserId) {
     throw alreadyExists(`${field}: a user named ${JSON.stringify(name)} already exists`);

@@ -102,6 +102,7 @@ export function policyView(row: PolicyRow): Policy {
     notes: row.notes,
     consensus: row.consensus ?? "",
     condition: row.condition ?? "",
+    ...(row.time !== null && row.time !== undefined && row.time !== "" ? { time: row.time } : {}),
   };
 }
 

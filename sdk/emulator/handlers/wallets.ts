@@ -1,8 +1,9 @@
 /**
  * @module emulator/handlers/wallets
  * HD wallets (spec 2.3, 4.3 list_wallet_accounts, 4.4 export_wallet_account; fact sheet
- * 3.12): create_wallet, create_wallet_accounts, get_wallets, get_wallet, list_wallet_accounts
- * and export_wallet_account, plus the `wallets` of get_organization.
+ * 3.12): create_wallet, update_wallet (rename), delete_wallets, create_wallet_accounts,
+ * get_wallets / list_wallets, get_wallet, list_wallet_accounts and export_wallet_account, plus
+ * the `wallets` of get_organization.
  *
  * Accounts are derived for real (BIP-32 / SLIP-10 from the wallet's BIP-39 mnemonic, see
  * `sdk/emulator/wallets`); an export re-derives the private key and seals it in an HPKE
@@ -11,7 +12,8 @@
 import { hexToBytes } from "@noble/hashes/utils";
 import { encryptExportBundle } from "../../crypto/bundles";
 import type { Wallet, WalletAccount } from "../../wire/operations/wallets";
-import { invalidArgument, notFound } from "../errors";
+import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "../errors";
+import { requireDistinct } from "./common";
 import { timestampOf } from "../store";
 import {
   addWalletAccounts,
@@ -100,6 +102,37 @@ export const walletsModule: EmulatorModule = {
       const addresses = addWalletAccounts(ctx, wallet, seed, p.accounts);
       walletStoreOf(ctx.db).touchWallet(wallet.id, ctx.nowMs);
       return { addresses };
+    },
+
+    updateWallet(ctx, p) {
+      const store = walletStoreOf(ctx.db);
+      const wallet = requireWallet(ctx, p.walletId, "walletId");
+      if (p.walletName !== undefined && p.walletName !== wallet.name) {
+        if (store.getWalletByName(ctx.organizationId, p.walletName)) {
+          throw alreadyExists(`walletName: a wallet named ${JSON.stringify(p.walletName)} already exists in organization ${ctx.organizationId}`);
+        }
+        store.renameWallet(wallet.id, p.walletName, ctx.nowMs);
+      }
+      return { walletId: wallet.id };
+    },
+
+    deleteWallets(ctx, p) {
+      const store = walletStoreOf(ctx.db);
+      requireDistinct(p.walletIds, "walletIds");
+      const wallets = p.walletIds.map((id, i) => requireWallet(ctx, id, `walletIds[${i}]`));
+      // Like delete_private_keys: an unexported wallet's seed would be lost for good, so the
+      // request must say so; one such wallet refuses the whole request.
+      wallets.forEach((wallet, i) => {
+        if (wallet.exported !== 1 && p.deleteWithoutExport !== true) {
+          throw failedPrecondition(`walletIds[${i}]: wallet ${wallet.id} was never exported; set deleteWithoutExport to true to delete it anyway`);
+        }
+      });
+      for (const wallet of wallets) store.deleteWallet(wallet.id);
+      return { walletIds: wallets.map((w) => w.id) };
+    },
+
+    listWallets(ctx) {
+      return { wallets: walletStoreOf(ctx.db).listWallets(ctx.organizationId).map(walletView) };
     },
 
     getWallets(ctx) {

@@ -1,8 +1,9 @@
 /**
  * @module emulator/store/ip-allowlists
- * IP allowlists (spec 4.4 remove_ip_allowlist): at most one per organization
- * (`public_key = ''`) and one per API key of it. Rules are exact IPv4/IPv6 addresses or
- * CIDR blocks.
+ * IP allowlists (spec 4.4 remove_ip_allowlist, set_ip_allowlist, get_ip_allowlist): at most one
+ * per organization (`public_key = ''`) and one per API key of it. Rules are exact IPv4/IPv6
+ * addresses or CIDR blocks, each with an optional label. `enabled` is null for the lists of
+ * the emulator's configuration and for per-key lists (their presence is their enablement).
  */
 import { BlockList, isIP } from "node:net";
 import type { Db } from "./database";
@@ -18,7 +19,27 @@ export const IP_ALLOWLIST_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (org_id, public_key)
   );
   `,
+  /* v2: set_ip_allowlist. \`rules_json\` may also hold [{cidr, label?, createdMs}]. */ `
+  ALTER TABLE ip_allowlists ADD COLUMN enabled INTEGER;
+  ALTER TABLE ip_allowlists ADD COLUMN on_evaluation_error TEXT NOT NULL DEFAULT 'DENY';
+  `,
 ];
+
+/** One stored rule. */
+export interface StoredIpRule {
+  cidr: string;
+  label?: string;
+  /** When the rule was first set, epoch ms (absent for configured rules). */
+  createdMs?: number;
+}
+
+/** An allowlist with everything set_ip_allowlist stores. */
+export interface IpAllowlistRecord {
+  rules: StoredIpRule[];
+  /** null: no flag (configured and per-key lists), which counts as enabled. */
+  enabled: boolean | null;
+  onEvaluationError: string;
+}
 
 export interface IpAllowlistRow {
   org_id: string;
@@ -26,6 +47,12 @@ export interface IpAllowlistRow {
   public_key: string;
   rules_json: string;
   updated_ms: number;
+  enabled: number | null;
+  on_evaluation_error: string;
+}
+
+function rulesOf(row: IpAllowlistRow): StoredIpRule[] {
+  return (JSON.parse(row.rules_json) as (string | StoredIpRule)[]).map((r) => (typeof r === "string" ? { cidr: r } : r));
 }
 
 /**
@@ -74,6 +101,9 @@ export class IpAllowlistStore {
       upsert: db.prepare(
         "INSERT INTO ip_allowlists (org_id, public_key, rules_json, updated_ms) VALUES (@org_id, @public_key, @rules_json, @updated_ms) ON CONFLICT(org_id, public_key) DO UPDATE SET rules_json = excluded.rules_json, updated_ms = excluded.updated_ms",
       ),
+      put: db.prepare(
+        "INSERT INTO ip_allowlists (org_id, public_key, rules_json, updated_ms, enabled, on_evaluation_error) VALUES (@org_id, @public_key, @rules_json, @updated_ms, @enabled, @on_evaluation_error) ON CONFLICT(org_id, public_key) DO UPDATE SET rules_json = excluded.rules_json, updated_ms = excluded.updated_ms, enabled = excluded.enabled, on_evaluation_error = excluded.on_evaluation_error",
+      ),
       delete: db.prepare("DELETE FROM ip_allowlists WHERE org_id = ? AND public_key = ?"),
       clear: db.prepare("DELETE FROM ip_allowlists"),
     };
@@ -82,7 +112,26 @@ export class IpAllowlistStore {
   /** The rules of an allowlist, or undefined when there is none. `publicKey` '' = organization level. */
   get(orgId: string, publicKey: string): string[] | undefined {
     const row = this.s.get.get(orgId, publicKey);
-    return row ? (JSON.parse(row.rules_json) as string[]) : undefined;
+    return row ? rulesOf(row).map((r) => r.cidr) : undefined;
+  }
+
+  /** The whole allowlist, or undefined when there is none. */
+  record(orgId: string, publicKey: string): IpAllowlistRecord | undefined {
+    const row = this.s.get.get(orgId, publicKey);
+    if (!row) return undefined;
+    return { rules: rulesOf(row), enabled: row.enabled === null ? null : row.enabled === 1, onEvaluationError: row.on_evaluation_error };
+  }
+
+  /** Creates or replaces an allowlist as set_ip_allowlist does. */
+  put(orgId: string, publicKey: string, record: IpAllowlistRecord, nowMs: number): void {
+    this.s.put.run({
+      org_id: orgId,
+      public_key: publicKey,
+      rules_json: JSON.stringify(record.rules),
+      updated_ms: nowMs,
+      enabled: record.enabled === null ? null : record.enabled ? 1 : 0,
+      on_evaluation_error: record.onEvaluationError,
+    });
   }
 
   set(orgId: string, publicKey: string, rules: readonly string[], nowMs: number): void {

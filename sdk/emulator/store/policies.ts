@@ -5,6 +5,13 @@
  */
 import type { Db } from "./database";
 
+/** Schema versions of the policies module's additions to the core table. Never edit a released step. */
+export const POLICY_MIGRATIONS: readonly string[] = [
+  /* v1: the `time` field of create_policy V3 and update_policy V2. */ `
+  ALTER TABLE policies ADD COLUMN time TEXT;
+  `,
+];
+
 export interface PolicyRow {
   id: string;
   org_id: string;
@@ -13,6 +20,8 @@ export interface PolicyRow {
   condition: string | null;
   consensus: string | null;
   notes: string;
+  /** The policy's `time` field, as given (null when unset). */
+  time: string | null;
   created_ms: number;
   updated_ms: number;
 }
@@ -27,10 +36,10 @@ export class PolicyStore {
       byName: db.prepare<[string, string], PolicyRow>("SELECT * FROM policies WHERE org_id = ? AND name = ?"),
       list: db.prepare<[string], PolicyRow>("SELECT * FROM policies WHERE org_id = ? ORDER BY created_ms, id"),
       insert: db.prepare(
-        "INSERT INTO policies (id, org_id, name, effect, condition, consensus, notes, created_ms, updated_ms) VALUES (@id, @org_id, @name, @effect, @condition, @consensus, @notes, @created_ms, @updated_ms)",
+        "INSERT INTO policies (id, org_id, name, effect, condition, consensus, notes, time, created_ms, updated_ms) VALUES (@id, @org_id, @name, @effect, @condition, @consensus, @notes, @time, @created_ms, @updated_ms)",
       ),
       update: db.prepare(
-        "UPDATE policies SET name = @name, effect = @effect, condition = @condition, consensus = @consensus, notes = @notes, updated_ms = @updated_ms WHERE id = @id",
+        "UPDATE policies SET name = @name, effect = @effect, condition = @condition, consensus = @consensus, notes = @notes, time = @time, updated_ms = @updated_ms WHERE id = @id",
       ),
       delete: db.prepare("DELETE FROM policies WHERE id = ?"),
     };

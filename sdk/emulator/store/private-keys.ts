@@ -79,6 +79,7 @@ export class PrivateKeyStore {
         "SELECT * FROM private_key_addresses WHERE org_id = @org AND (address = @address OR (address LIKE '0x%' AND lower(address) = lower(@address))) ORDER BY rowid LIMIT 1",
       ),
       markExported: db.prepare("UPDATE private_keys SET exported = 1, updated_ms = ? WHERE id = ?"),
+      setTags: db.prepare("UPDATE private_keys SET tags_json = ?, updated_ms = ? WHERE id = ?"),
       deleteAddresses: db.prepare("DELETE FROM private_key_addresses WHERE private_key_id = ?"),
       delete: db.prepare("DELETE FROM private_keys WHERE id = ?"),
     };
@@ -113,6 +114,11 @@ export class PrivateKeyStore {
 
   markExported(id: string, nowMs: number): void {
     this.s.markExported.run(nowMs, id);
+  }
+
+  /** Replaces the private key tag ids a key carries. */
+  setTags(id: string, tagIds: readonly string[], nowMs: number): void {
+    this.s.setTags.run(JSON.stringify(tagIds), nowMs, id);
   }
 
   delete(id: string): void {

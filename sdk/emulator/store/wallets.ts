@@ -103,6 +103,9 @@ export class WalletStore {
       ),
       markExported: db.prepare("UPDATE wallets SET exported = 1, updated_ms = ? WHERE id = ?"),
       touchWallet: db.prepare("UPDATE wallets SET updated_ms = ? WHERE id = ?"),
+      renameWallet: db.prepare("UPDATE wallets SET name = ?, updated_ms = ? WHERE id = ?"),
+      deleteAccounts: db.prepare("DELETE FROM wallet_accounts WHERE wallet_id = ?"),
+      deleteWallet: db.prepare("DELETE FROM wallets WHERE id = ?"),
       account: db.prepare<[string, string], WalletAccountRow>("SELECT * FROM wallet_accounts WHERE org_id = ? AND id = ?"),
       accountsByAddress: db.prepare<[string, string], WalletAccountRow>(
         "SELECT * FROM wallet_accounts WHERE org_id = ? AND address = ? ORDER BY seq",
@@ -141,6 +144,16 @@ export class WalletStore {
 
   touchWallet(walletId: string, nowMs: number): void {
     this.s.touchWallet.run(nowMs, walletId);
+  }
+
+  renameWallet(walletId: string, name: string, nowMs: number): void {
+    this.s.renameWallet.run(name, nowMs, walletId);
+  }
+
+  /** Deletes a wallet with its accounts (its mnemonic goes with it). */
+  deleteWallet(walletId: string): void {
+    this.s.deleteAccounts.run(walletId);
+    this.s.deleteWallet.run(walletId);
   }
 
   getAccount(orgId: string, id: string): WalletAccountRow | undefined {

@@ -81,4 +81,34 @@ export const listPolicies = defineQuery("list_policies", {
   response: z.object({ policies: z.array(Policy) }),
 });
 
-export const policyOperations = { createPolicy, updatePolicy, deletePolicy, getPolicy, listPolicies };
+/** Swagger `v1Outcome`: one policy's outcome for one request. */
+export const PolicyOutcome = z.enum([
+  "OUTCOME_ALLOW",
+  "OUTCOME_DENY_EXPLICIT",
+  "OUTCOME_DENY_IMPLICIT",
+  "OUTCOME_REQUIRES_CONSENSUS",
+  "OUTCOME_REJECTED",
+  "OUTCOME_ERROR",
+  "OUTCOME_REQUIRES_AUTHENTICATORS",
+  "OUTCOME_TIME_INACTIVE",
+]);
+
+/**
+ * `externalactivityv1PolicyEvaluation`: the policies run for one vote on an activity (its
+ * submission or an approval), each with its outcome.
+ */
+export const ActivityPolicyEvaluation = z.object({
+  id: z.string(),
+  activityId: z.string(),
+  organizationId: z.string(),
+  voteId: z.string().default(""),
+  policyEvaluations: z.array(z.object({ policyId: opt(z.string()), outcome: opt(PolicyOutcome) })),
+  createdAt: Timestamp,
+});
+
+export const getPolicyEvaluations = defineQuery("get_policy_evaluations", {
+  request: z.object({ organizationId: Id, activityId: Id }),
+  response: z.object({ policyEvaluations: z.array(ActivityPolicyEvaluation) }),
+});
+
+export const policyOperations = { createPolicy, updatePolicy, deletePolicy, getPolicy, listPolicies, getPolicyEvaluations };

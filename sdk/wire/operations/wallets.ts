@@ -135,8 +135,41 @@ export const exportWalletAccount = defineActivity("export_wallet_account", {
   }),
 });
 
+/** Fact sheet extra (`v1UpdateWalletIntent`): renames a wallet, the only change it allows. */
+export const updateWallet = defineActivity("update_wallet", {
+  type: "ACTIVITY_TYPE_UPDATE_WALLET",
+  intentKey: "updateWalletIntent",
+  resultKey: "updateWalletResult",
+  parameters: z.object({ walletId: Id, walletName: opt(Id) }),
+  result: z.object({ walletId: z.string() }),
+});
+
+/**
+ * Fact sheet extra (`v1DeleteWalletsIntent`): a wallet that was never exported is deleted
+ * only with `deleteWithoutExport: true`.
+ */
+export const deleteWallets = defineActivity("delete_wallets", {
+  type: "ACTIVITY_TYPE_DELETE_WALLETS",
+  intentKey: "deleteWalletsIntent",
+  resultKey: "deleteWalletsResult",
+  parameters: z.object({
+    walletIds: z.array(Id).min(1, "must name at least one wallet"),
+    deleteWithoutExport: opt(z.boolean()),
+  }),
+  result: z.object({ walletIds: z.array(z.string()) }),
+});
+
+/** The organization's wallets under the official path (`getWallets` of the official clients). */
+export const listWallets = defineQuery("list_wallets", {
+  request: z.object({ organizationId: Id }),
+  response: z.object({ wallets: z.array(Wallet) }),
+});
+
 export const walletOperations = {
   createWallet,
+  updateWallet,
+  deleteWallets,
+  listWallets,
   createWalletAccounts,
   getWallets,
   getWallet,

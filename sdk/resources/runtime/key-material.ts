@@ -1,0 +1,31 @@
+/**
+ * @module resources/runtime/key-material
+ * What Wallet and PrivateKey share: key material is never deleted by accident. The resource
+ * classes set `retainOnDelete` unless the program says `deleteWithoutExport: true`, and the
+ * runtime sends that flag on delete, so a key that was never exported is deleted only when the
+ * program asked for it in so many words.
+ */
+import type { PropertyDescription } from "./describe";
+import type { PropertyRule } from "./framework";
+
+/** The input every key-material resource has. */
+export interface DeletionChoice {
+  deleteWithoutExport: boolean;
+}
+
+/** Diff rule: in place (it changes what destroy does, nothing on the service). */
+export const deleteWithoutExportRule: PropertyRule<DeletionChoice, DeletionChoice> = {
+  replace: false,
+  equal: (a, b) => (a ?? false) === (b ?? false),
+};
+
+/** Its description, for inputs and outputs. */
+export const deleteWithoutExportDescription = (what: string): PropertyDescription => ({
+  type: "boolean",
+  description:
+    `Whether destroy (or a replacement) deletes the ${what} even though its key material was never exported. Default false: the ` +
+    `${what} is retained by Pulumi (\`retainOnDelete\`) and stays in the organization. Changes in place.`,
+});
+
+/** The flag as the outputs keep it (the service does not hold it). */
+export const carriedDeletionChoice = (inputs: Partial<DeletionChoice>) => ({ deleteWithoutExport: inputs.deleteWithoutExport === true });

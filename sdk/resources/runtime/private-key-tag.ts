@@ -1,0 +1,110 @@
+/**
+ * @module resources/runtime/private-key-tag
+ * PrivateKeyTag: a tag of private keys, like UserTag. The service has no get for tags and the
+ * tag record has no member list, so a read lists the tags and takes the members from the keys'
+ * `privateKeyTags`. Rename and membership change in place (`update_private_key_tag`).
+ */
+import { operations } from "../../wire/registry";
+import { schemaFailures } from "./check";
+import type { Session } from "./client";
+import type { ResourceDescription } from "./describe";
+import { createActivity } from "./earlier-activity";
+import { collections } from "./shared-reads";
+import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { containsUnknown, equalAsSets, minus, sortedSet } from "./values";
+
+/** Normalized inputs of a PrivateKeyTag. */
+export interface PrivateKeyTagState extends BaseInputs {
+  privateKeyTagName: string;
+  privateKeyIds: string[];
+}
+
+/** Outputs of a PrivateKeyTag. */
+export interface PrivateKeyTagOutputs extends BaseOutputs {
+  privateKeyTagId: string;
+  privateKeyTagName: string;
+  privateKeyIds: string[];
+}
+
+interface LiveTag {
+  tagId: string;
+  tagName: string;
+  privateKeyIds: string[];
+}
+
+async function fetchTag(session: Session, id: string): Promise<LiveTag | undefined> {
+  const { privateKeyTags } = await collections.privateKeyTags(session);
+  const tag = privateKeyTags.find((t) => t.tagId === id);
+  if (!tag) return undefined;
+  const { privateKeys } = await collections.privateKeys(session);
+  return { tagId: tag.tagId, tagName: tag.tagName, privateKeyIds: sortedSet(privateKeys.filter((k) => k.privateKeyTags.includes(id)).map((k) => k.privateKeyId)) };
+}
+
+const createParameters = (inputs: PrivateKeyTagState) => ({ privateKeyTagName: inputs.privateKeyTagName, privateKeyIds: inputs.privateKeyIds });
+
+const describe: ResourceDescription = {
+  description:
+    "A tag of private keys, with its members (`create_private_key_tag`). Rename and membership change in place " +
+    "(`update_private_key_tag`); policies refer to keys by tag.",
+  inputs: {
+    privateKeyTagName: { type: "string", description: "The tag's name (the TypeScript class defaults it to the resource name).", required: true },
+    privateKeyIds: { type: "array", items: { type: "string" }, description: "The private keys that carry the tag (a set). Default: none." },
+  },
+  outputs: {
+    privateKeyTagId: { type: "string", description: "The tag's id." },
+    privateKeyTagName: { type: "string", description: "The name as the service holds it." },
+    privateKeyIds: { type: "array", items: { type: "string" }, description: "The members as the service holds them, sorted." },
+  },
+};
+
+export const privateKeyTagSpec: ResourceSpec<PrivateKeyTagState, PrivateKeyTagOutputs, LiveTag> = {
+  kind: "PrivateKeyTag",
+  describe,
+  idProperty: "privateKeyTagId",
+  properties: {
+    privateKeyTagName: { replace: false },
+    privateKeyIds: { replace: false, equal: equalAsSets },
+  },
+  normalize(news) {
+    const ids = news.privateKeyIds ?? [];
+    return {
+      privateKeyTagName: news.privateKeyTagName as string,
+      privateKeyIds: Array.isArray(ids) && !containsUnknown(ids) ? sortedSet(ids as string[]) : (ids as string[]),
+      organizationId: news.organizationId as string | undefined,
+      importId: news.importId as string | undefined,
+    };
+  },
+  validate: (inputs) => schemaFailures(operations.createPrivateKeyTag.parameters, createParameters(inputs), inputs as unknown as Record<string, unknown>),
+  label: (inputs) => JSON.stringify(inputs.privateKeyTagName ?? ""),
+  fetch: (session, id) => fetchTag(session, id),
+  flatten: (live) => ({ privateKeyTagId: live.tagId, privateKeyTagName: live.tagName, privateKeyIds: live.privateKeyIds }),
+  createActivity: createActivity({
+    operation: "createPrivateKeyTag",
+    parameters: createParameters,
+    createdId: (result) => result.privateKeyTagId,
+  }),
+  async findExisting(session, inputs) {
+    // Private key tag names are unique in an organization.
+    const { privateKeyTags } = await collections.privateKeyTags(session);
+    const tag = privateKeyTags.find((t) => t.tagName === inputs.privateKeyTagName);
+    const live = tag === undefined ? undefined : await fetchTag(session, tag.tagId);
+    return live === undefined ? undefined : { id: live.tagId, live };
+  },
+  async create(session, inputs) {
+    return { id: (await session.client.createPrivateKeyTag(createParameters(inputs))).privateKeyTagId };
+  },
+  async update(session, id, live, inputs) {
+    await session.client.updatePrivateKeyTag({
+      privateKeyTagId: id,
+      ...(inputs.privateKeyTagName !== live.tagName ? { newPrivateKeyTagName: inputs.privateKeyTagName } : {}),
+      addPrivateKeyIds: minus(inputs.privateKeyIds, live.privateKeyIds),
+      removePrivateKeyIds: minus(live.privateKeyIds, inputs.privateKeyIds),
+    });
+  },
+  async remove(session, id) {
+    await session.client.deletePrivateKeyTags({ privateKeyTagIds: [id] });
+  },
+};
+
+/** The runtime handler the serialized PrivateKeyTag provider delegates to. */
+export const privateKeyTagHandler = makeHandler(privateKeyTagSpec);

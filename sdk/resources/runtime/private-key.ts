@@ -1,0 +1,142 @@
+/**
+ * @module resources/runtime/private-key
+ * PrivateKey: a standalone private key. The service has no update for keys, so every change
+ * but `deleteWithoutExport` replaces it. Tags are `PrivateKeyTag`'s job: a key is created
+ * without tags and its `privateKeyTags` are never compared. Deletion
+ * (`delete_private_keys`) happens only with `deleteWithoutExport: true` (`key-material.ts`).
+ */
+import type { AddressFormat, Curve } from "../../wire/enums";
+import type { PrivateKey } from "../../wire/operations/private-keys";
+import { operations } from "../../wire/registry";
+import { schemaFailures } from "./check";
+import type { Session } from "./client";
+import type { ResourceDescription } from "./describe";
+import { createActivity } from "./earlier-activity";
+import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { carriedDeletionChoice, deleteWithoutExportDescription, deleteWithoutExportRule, type DeletionChoice } from "./key-material";
+import { unlessNotFound } from "./lookups";
+import { collections } from "./shared-reads";
+import { compact, equalAsSets } from "./values";
+
+/** Normalized inputs of a PrivateKey. */
+export interface PrivateKeyState extends BaseInputs, DeletionChoice {
+  privateKeyName: string;
+  curve: string;
+  addressFormats: string[];
+}
+
+/** Outputs of a PrivateKey. */
+export interface PrivateKeyOutputs extends BaseOutputs, DeletionChoice {
+  privateKeyId: string;
+  privateKeyName: string;
+  curve: string;
+  addressFormats: string[];
+  publicKey: string;
+  addresses: Array<{ format: string; address: string }>;
+  exported: boolean;
+}
+
+const fetchKey = (session: Session, id: string): Promise<PrivateKey | undefined> =>
+  unlessNotFound(async () => (await session.client.getPrivateKey({ privateKeyId: id })).privateKey);
+
+function createParameters(inputs: PrivateKeyState) {
+  return {
+    privateKeys: [
+      { privateKeyName: inputs.privateKeyName, curve: inputs.curve as Curve, privateKeyTags: [], addressFormats: inputs.addressFormats as AddressFormat[] },
+    ],
+  };
+}
+
+const describe: ResourceDescription = {
+  description:
+    "A standalone private key (`create_private_keys`). The service cannot change a key, so every change but `deleteWithoutExport` " +
+    "replaces it. Tags are managed by `PrivateKeyTag`. Key material is never deleted by accident: without `deleteWithoutExport: true` " +
+    "the key is retained on destroy and replacement (the new one then needs a new `privateKeyName`).",
+  inputs: {
+    privateKeyName: { type: "string", description: "The key's name, unique in the organization (the TypeScript class defaults it to the resource name).", required: true, replaceOnChange: true },
+    curve: { type: "string", enum: ["CURVE_SECP256K1", "CURVE_ED25519", "CURVE_P256"], description: "The key's curve.", required: true, replaceOnChange: true },
+    addressFormats: { type: "array", items: { type: "string" }, description: "Address formats to derive, e.g. `ADDRESS_FORMAT_ETHEREUM` (order does not matter).", replaceOnChange: true },
+    deleteWithoutExport: deleteWithoutExportDescription("private key"),
+  },
+  outputs: {
+    privateKeyId: { type: "string", description: "The key's id." },
+    privateKeyName: { type: "string", description: "The name as the service holds it." },
+    curve: { type: "string", description: "The key's curve." },
+    addressFormats: { type: "array", items: { type: "string" }, description: "The derived address formats, sorted." },
+    publicKey: { type: "string", description: "The public key, hex." },
+    addresses: {
+      type: "array",
+      description: "The derived addresses.",
+      items: { type: "object", properties: { format: { type: "string", description: "The address format." }, address: { type: "string", description: "The address." } } },
+    },
+    exported: { type: "boolean", description: "Whether the key has been exported." },
+    deleteWithoutExport: deleteWithoutExportDescription("private key"),
+  },
+};
+
+export const privateKeySpec: ResourceSpec<PrivateKeyState, PrivateKeyOutputs, PrivateKey> = {
+  kind: "PrivateKey",
+  describe,
+  idProperty: "privateKeyId",
+  properties: {
+    privateKeyName: { replace: true },
+    curve: { replace: true },
+    addressFormats: { replace: true, equal: equalAsSets },
+    deleteWithoutExport: deleteWithoutExportRule,
+  },
+  normalize(news) {
+    const formats = news.addressFormats ?? [];
+    return compact({
+      privateKeyName: news.privateKeyName as string,
+      curve: news.curve as string,
+      addressFormats: Array.isArray(formats) ? [...(formats as string[])].sort() : (formats as string[]),
+      deleteWithoutExport: (news.deleteWithoutExport ?? false) as boolean,
+      organizationId: news.organizationId as string | undefined,
+      importId: news.importId as string | undefined,
+    });
+  },
+  validate(inputs) {
+    return schemaFailures(operations.createPrivateKeys.parameters, createParameters(inputs), inputs as unknown as Record<string, unknown>, (path) =>
+      String(path[2] ?? "privateKeyName"),
+    );
+  },
+  label: (inputs) => JSON.stringify(inputs.privateKeyName ?? ""),
+  // The name is unique: a replacement that keeps it has to remove the old key first (which a
+  // retained key does not: the new one then fails naming the name, instead of taking it over).
+  deleteBeforeReplace: (olds, news) => olds.privateKeyName === news.privateKeyName,
+  fetch: (session, id) => fetchKey(session, id),
+  flatten: (live, carry) => ({
+    privateKeyId: live.privateKeyId,
+    privateKeyName: live.privateKeyName,
+    curve: live.curve,
+    addressFormats: [...new Set(live.addresses.flatMap((a) => (a.format ? [a.format] : [])))].sort(),
+    publicKey: live.publicKey,
+    addresses: live.addresses.flatMap((a) => (a.format && a.address ? [{ format: a.format, address: a.address }] : [])),
+    exported: live.exported,
+    deleteWithoutExport: carry.deleteWithoutExport ?? false,
+  }),
+  carriedInputs: carriedDeletionChoice,
+  createActivity: createActivity({
+    operation: "createPrivateKeys",
+    parameters: createParameters,
+    createdId: (result) => (result.privateKeys.length === 1 ? result.privateKeys[0]!.privateKeyId : undefined),
+  }),
+  async findExisting(session, inputs) {
+    // Private key names are unique in an organization.
+    const { privateKeys } = await collections.privateKeys(session);
+    const live = privateKeys.find((k) => k.privateKeyName === inputs.privateKeyName);
+    return live === undefined ? undefined : { id: live.privateKeyId, live };
+  },
+  async create(session, inputs) {
+    const result = await session.client.createPrivateKeys(createParameters(inputs));
+    const id = result.privateKeys[0]?.privateKeyId;
+    if (id === undefined) throw new Error("create_private_keys returned no privateKeyId");
+    return { id };
+  },
+  async remove(session, id, props) {
+    await session.client.deletePrivateKeys({ privateKeyIds: [id], deleteWithoutExport: props.deleteWithoutExport === true });
+  },
+};
+
+/** The runtime handler the serialized PrivateKey provider delegates to. */
+export const privateKeyHandler = makeHandler(privateKeySpec);

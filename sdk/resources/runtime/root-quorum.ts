@@ -1,0 +1,121 @@
+/**
+ * @module resources/runtime/root-quorum
+ * RootQuorum: the organization's root quorum, a singleton (fact sheet 3.9). Every organization
+ * has one from its start (its creator, threshold 1), so "create" adopts it and sets it with
+ * `update_root_quorum` when it differs; the id is the organization id. Destroy leaves the quorum
+ * as it is, with a warning: the service has no delete.
+ *
+ * The service requires the current root quorum to approve the change. When the current quorum
+ * needs more than one approval the activity waits for consensus, and the resource reports it
+ * like every other create or update (activity id and fingerprint to approve); the next `up`
+ * reports the same waiting activity instead of submitting another.
+ */
+import { operations } from "../../wire/registry";
+import type { Quorum } from "../../wire/operations/organization";
+import { rule, schemaFailures } from "./check";
+import type { Session } from "./client";
+import type { ResourceDescription } from "./describe";
+import { createActivity } from "./earlier-activity";
+import { warnEngine } from "./engine-log";
+import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { containsUnknown, equalAsSets, isUnknown, sameSet, sortedSet } from "./values";
+
+/** Normalized inputs of a RootQuorum. */
+export interface RootQuorumState extends BaseInputs {
+  threshold: number;
+  userIds: string[];
+}
+
+/** Outputs of a RootQuorum. */
+export interface RootQuorumOutputs extends BaseOutputs {
+  /** The quorum's id: its organization's id. */
+  rootQuorumId: string;
+  threshold: number;
+  userIds: string[];
+}
+
+/** A root quorum and the organization it belongs to. */
+type LiveQuorum = Quorum & { organizationId: string };
+
+/** The quorum of the session's organization; `undefined` when `id` names another organization. */
+async function fetchQuorum(session: Session, id: string): Promise<LiveQuorum | undefined> {
+  if (id !== session.organizationId) return undefined;
+  const { organizationData } = await session.client.getOrganization();
+  return { ...(organizationData.rootQuorum ?? { threshold: 1, userIds: [] }), organizationId: session.organizationId };
+}
+
+const parameters = (inputs: RootQuorumState) => ({ threshold: inputs.threshold, userIds: inputs.userIds });
+
+const describe: ResourceDescription = {
+  description:
+    "The organization's root quorum (`update_root_quorum`): the users who can approve anything, bypassing every policy, and how many " +
+    "of them must approve. A singleton: creating it adopts the organization's quorum and sets it; destroy leaves it as it is, with a " +
+    "warning. The current quorum must approve a change (consensus is reported like every other activity). Keep the user whose API key " +
+    "keyform runs with in the quorum, or keyform loses root access on the hosted service.",
+  inputs: {
+    threshold: { type: "integer", description: "How many members must approve (1 to the number of `userIds`).", required: true },
+    userIds: { type: "array", items: { type: "string" }, description: "The members (a set: order does not matter).", required: true },
+  },
+  outputs: {
+    rootQuorumId: { type: "string", description: "The quorum's id: the id of its organization." },
+    threshold: { type: "integer", description: "The threshold as the service holds it." },
+    userIds: { type: "array", items: { type: "string" }, description: "The members as the service holds them, sorted." },
+  },
+};
+
+export const rootQuorumSpec: ResourceSpec<RootQuorumState, RootQuorumOutputs, LiveQuorum> = {
+  kind: "RootQuorum",
+  describe,
+  idProperty: "rootQuorumId",
+  properties: {
+    threshold: { replace: false },
+    userIds: { replace: false, equal: equalAsSets },
+  },
+  normalize(news) {
+    const userIds = news.userIds ?? [];
+    const threshold = news.threshold;
+    return {
+      threshold: (typeof threshold === "string" && /^\d+$/u.test(threshold) ? Number(threshold) : threshold) as number,
+      userIds: Array.isArray(userIds) && !containsUnknown(userIds) ? sortedSet(userIds as string[]) : (userIds as string[]),
+      organizationId: news.organizationId as string | undefined,
+      importId: news.importId as string | undefined,
+    };
+  },
+  validate(inputs) {
+    const record = inputs as unknown as Record<string, unknown>;
+    const failures = schemaFailures(operations.updateRootQuorum.parameters, parameters(inputs), record);
+    if (failures.length > 0) return failures;
+    if (containsUnknown(inputs.userIds) || isUnknown(inputs.threshold)) return [];
+    return [
+      ...rule(record, "userIds", () => inputs.userIds.length > 0, "needs at least one user"),
+      ...rule(record, "threshold", () => inputs.threshold >= 1 && inputs.threshold <= Math.max(inputs.userIds.length, 1), `must be between 1 and the number of userIds (${inputs.userIds.length})`),
+    ];
+  },
+  label: (inputs) => `(threshold ${inputs.threshold ?? "?"} of ${Array.isArray(inputs.userIds) ? inputs.userIds.length : "?"})`,
+  fetch: (session, id) => fetchQuorum(session, id),
+  flatten: (live) => ({ rootQuorumId: live.organizationId, threshold: live.threshold, userIds: sortedSet(live.userIds) }),
+  // No object id in the result (the quorum is the organization's): a completed earlier request
+  // shows in the live quorum, a waiting one is reported again instead of submitted twice.
+  createActivity: createActivity({ operation: "updateRootQuorum", parameters, createdId: () => undefined }),
+  async create(session, inputs) {
+    const live = await fetchQuorum(session, session.organizationId);
+    if (live === undefined || live.threshold !== inputs.threshold || !sameSet(live.userIds, inputs.userIds)) {
+      await session.client.updateRootQuorum(parameters(inputs));
+    }
+    return { id: session.organizationId };
+  },
+  async update(session, _id, _live, inputs) {
+    await session.client.updateRootQuorum(parameters(inputs));
+  },
+  async remove(session) {
+    const live = await fetchQuorum(session, session.organizationId);
+    await warnEngine(
+      `RootQuorum of organization ${session.organizationId}: destroy leaves the root quorum as it is ` +
+        `(threshold ${live?.threshold}, users ${JSON.stringify(live?.userIds ?? [])}); the service has no delete. ` +
+        `It is only removed from the stack.`,
+    );
+  },
+};
+
+/** The runtime handler the serialized RootQuorum provider delegates to. */
+export const rootQuorumHandler = makeHandler(rootQuorumSpec);

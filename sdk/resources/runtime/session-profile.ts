@@ -1,0 +1,125 @@
+/**
+ * @module resources/runtime/session-profile
+ * SessionProfile (fact sheet 3.11): immutable and undeletable on the service. Every change
+ * creates a new profile (a replacement), and destroy only forgets the profile, with a warning
+ * that it stays in the organization. Profile names are unique, so a changed profile needs a
+ * new name.
+ */
+import type { SessionProfile } from "../../wire/operations/session-profiles";
+import { operations } from "../../wire/registry";
+import { schemaFailures } from "./check";
+import type { Session } from "./client";
+import type { ResourceDescription } from "./describe";
+import { createActivity } from "./earlier-activity";
+import { warnEngine } from "./engine-log";
+import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { unlessNotFound } from "./lookups";
+import { expressionFailures } from "./policy-expressions";
+import { collections } from "./shared-reads";
+import { compact } from "./values";
+
+/** Normalized inputs of a SessionProfile. */
+export interface SessionProfileState extends BaseInputs {
+  sessionProfileName: string;
+  scope: string;
+  expirationSeconds?: string;
+  notes?: string;
+}
+
+/** Outputs of a SessionProfile. */
+export interface SessionProfileOutputs extends BaseOutputs {
+  sessionProfileId: string;
+  sessionProfileName: string;
+  scope: string;
+  expirationSeconds?: string;
+  notes?: string;
+}
+
+const fetchProfile = (session: Session, id: string): Promise<SessionProfile | undefined> =>
+  unlessNotFound(async () => (await session.client.getSessionProfile({ sessionProfileId: id })).sessionProfile);
+
+const createParameters = (inputs: SessionProfileState) =>
+  compact({ sessionProfileName: inputs.sessionProfileName, scope: inputs.scope, expirationSeconds: inputs.expirationSeconds, notes: inputs.notes });
+
+const sameOptional = (a: unknown, b: unknown) => (a ?? "") === (b ?? "");
+
+const describe: ResourceDescription = {
+  description:
+    "A session profile (`create_session_profile`): the scope and lifetime of sessions created from it. The service can neither " +
+    "change nor delete a profile, so every change replaces it (give the new one a new name: names are unique) and destroy only " +
+    "removes it from the stack, with a warning.",
+  inputs: {
+    sessionProfileName: { type: "string", description: "The profile's name, unique in the organization (the TypeScript class defaults it to the resource name).", required: true, replaceOnChange: true },
+    scope: { type: "string", description: "The scope sessions of this profile are limited to: a policy-language expression (checked at preview).", required: true, replaceOnChange: true },
+    expirationSeconds: { type: "string", description: "How long such sessions last, in seconds (a decimal string).", replaceOnChange: true },
+    notes: { type: "string", description: "Free text.", replaceOnChange: true },
+  },
+  outputs: {
+    sessionProfileId: { type: "string", description: "The profile's id." },
+    sessionProfileName: { type: "string", description: "The name as the service holds it." },
+    scope: { type: "string", description: "The scope as the service holds it." },
+    expirationSeconds: { type: "string", description: "The session lifetime in seconds, when set." },
+    notes: { type: "string", description: "The notes, when set." },
+  },
+};
+
+export const sessionProfileSpec: ResourceSpec<SessionProfileState, SessionProfileOutputs, SessionProfile> = {
+  kind: "SessionProfile",
+  describe,
+  idProperty: "sessionProfileId",
+  properties: {
+    sessionProfileName: { replace: true },
+    scope: { replace: true },
+    expirationSeconds: { replace: true, equal: sameOptional },
+    notes: { replace: true, equal: sameOptional },
+  },
+  normalize(news) {
+    const expiration = news.expirationSeconds;
+    return compact({
+      sessionProfileName: news.sessionProfileName as string,
+      scope: news.scope as string,
+      expirationSeconds: typeof expiration === "number" ? String(expiration) : ((expiration ?? undefined) as string | undefined),
+      notes: (news.notes ?? undefined) as string | undefined,
+      organizationId: news.organizationId as string | undefined,
+      importId: news.importId as string | undefined,
+    });
+  },
+  validate: (inputs) => [
+    ...schemaFailures(operations.createSessionProfile.parameters, createParameters(inputs), inputs as unknown as Record<string, unknown>),
+    // The scope is a policy-language expression: a broken one fails at preview.
+    ...expressionFailures(inputs as unknown as Record<string, unknown>, { scope: "scope" }),
+  ],
+  label: (inputs) => JSON.stringify(inputs.sessionProfileName ?? ""),
+  fetch: (session, id) => fetchProfile(session, id),
+  flatten: (live) =>
+    compact({
+      sessionProfileId: live.sessionProfileId,
+      sessionProfileName: live.sessionProfileName,
+      scope: live.scope,
+      expirationSeconds: live.expirationSeconds,
+      notes: live.notes === "" ? undefined : live.notes,
+    }),
+  createActivity: createActivity({
+    operation: "createSessionProfile",
+    parameters: createParameters,
+    createdId: (result) => result.sessionProfileId,
+  }),
+  async findExisting(session, inputs) {
+    // Session profile names are unique in an organization.
+    const { sessionProfiles } = await collections.sessionProfiles(session);
+    const live = sessionProfiles.find((p) => p.sessionProfileName === inputs.sessionProfileName);
+    return live === undefined ? undefined : { id: live.sessionProfileId, live };
+  },
+  async create(session, inputs) {
+    return { id: (await session.client.createSessionProfile(createParameters(inputs))).sessionProfileId };
+  },
+  async remove(session, id, props) {
+    await warnEngine(
+      `SessionProfile ${JSON.stringify(props.sessionProfileName ?? id)} (${id}): the service cannot delete session profiles; ` +
+        `it stays in organization ${session.organizationId} and is only removed from the stack.`,
+    );
+  },
+};
+
+/** The runtime handler the serialized SessionProfile provider delegates to. */
+export const sessionProfileHandler = makeHandler(sessionProfileSpec);

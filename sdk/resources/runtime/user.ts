@@ -1,0 +1,295 @@
+/**
+ * @module resources/runtime/user
+ * User: `create_users` / `update_user` (name, email and phone number in place) /
+ * `delete_users` (fact sheet 3.7). API keys and OAuth providers may be declared with the user:
+ * when declared, the user's keys and providers are exactly those (keys are added and removed in
+ * place; providers cannot be changed, so a change replaces the user); when not declared, they
+ * are left alone (keys of `ApiKey` resources, providers linked by sign-in).
+ *
+ * Tags are `UserTag`'s job: a user is created without tags and its `userTags` are never read
+ * or written here, so the two resources never undo each other's changes.
+ *
+ * A root quorum member cannot be deleted (the organization would lose its approvers): destroy
+ * leaves such a user in place with a warning.
+ */
+import type { ApiKeyCurve } from "../../wire/enums";
+import type { User } from "../../wire/operations/users";
+import { operations } from "../../wire/registry";
+import { CURVE_BY_CREDENTIAL } from "./api-key";
+import { rule, schemaFailures, type CheckFailure } from "./check";
+import type { Session } from "./client";
+import type { ResourceDescription } from "./describe";
+import { createActivity } from "./earlier-activity";
+import { warnEngine } from "./engine-log";
+import { ProviderError } from "./errors";
+import { currentSettings, makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { unlessNotFound } from "./lookups";
+import { collections } from "./shared-reads";
+import { canonicalJson, compact, containsUnknown } from "./values";
+
+/** An API key declared with a user. */
+export interface UserApiKey {
+  apiKeyName: string;
+  publicKey: string;
+  curveType: string;
+  expirationSeconds?: string;
+}
+
+/** An OAuth provider declared with a user: the OIDC claims that identify the account. */
+export interface UserOauthProvider {
+  providerName: string;
+  oidcClaims: { iss: string; sub: string; aud: string };
+}
+
+/** Normalized inputs of a User. */
+export interface UserState extends BaseInputs {
+  userName: string;
+  userEmail?: string;
+  userPhoneNumber?: string;
+  apiKeys?: UserApiKey[];
+  oauthProviders?: UserOauthProvider[];
+}
+
+/** Outputs of a User. */
+export interface UserOutputs extends BaseOutputs {
+  userId: string;
+  userName: string;
+  userEmail?: string;
+  userPhoneNumber?: string;
+  /** Every API key of the user, with its id. */
+  apiKeys: Array<UserApiKey & { apiKeyId: string }>;
+  /** Every OAuth provider of the user, with its id. */
+  oauthProviders: Array<UserOauthProvider & { providerId: string }>;
+}
+
+/** The comparable identity of a key: everything the service cannot change in place. */
+function keyIdentity(key: Partial<UserApiKey>): string {
+  return canonicalJson([key.apiKeyName, String(key.publicKey ?? "").toLowerCase(), key.curveType ?? "API_KEY_CURVE_P256", key.expirationSeconds ?? null]);
+}
+
+function providerIdentity(p: Partial<UserOauthProvider>): string {
+  return canonicalJson([p.providerName, p.oidcClaims?.iss, p.oidcClaims?.sub, p.oidcClaims?.aud]);
+}
+
+/** Same members by identity, ignoring order; `undefined` on the new side means "not managed". */
+function sameMembers<T>(identity: (v: T) => string) {
+  return (oldValue: unknown, newValue: unknown) => {
+    if (newValue === undefined) return true;
+    const a = ((oldValue ?? []) as T[]).map(identity).sort();
+    const b = (newValue as T[]).map(identity).sort();
+    return a.length === b.length && a.every((v, i) => v === b[i]);
+  };
+}
+
+const sameText = (a: unknown, b: unknown) => (a ?? "") === (b ?? "");
+
+function toWireKey(key: UserApiKey) {
+  return compact({ apiKeyName: key.apiKeyName, publicKey: key.publicKey, curveType: key.curveType as ApiKeyCurve, expirationSeconds: key.expirationSeconds });
+}
+
+/** The create_users parameters of `inputs` (no tags: they are UserTag's). */
+function createParameters(inputs: UserState) {
+  return {
+    users: [
+      compact({
+        userName: inputs.userName,
+        userEmail: inputs.userEmail,
+        userPhoneNumber: inputs.userPhoneNumber,
+        apiKeys: (inputs.apiKeys ?? []).map(toWireKey),
+        authenticators: [],
+        oauthProviders: (inputs.oauthProviders ?? []).map((p) => ({ providerName: p.providerName, oidcClaims: p.oidcClaims })),
+        userTags: [],
+      }),
+    ],
+  };
+}
+
+function normalizeKeys(value: unknown): UserApiKey[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || containsUnknown(value)) return value as UserApiKey[];
+  return value.map((k: Record<string, unknown>) => {
+    const expiration = k.expirationSeconds;
+    return compact({
+      apiKeyName: k.apiKeyName as string,
+      publicKey: k.publicKey as string,
+      curveType: (k.curveType ?? "API_KEY_CURVE_P256") as string,
+      expirationSeconds: typeof expiration === "number" ? String(expiration) : ((expiration ?? undefined) as string | undefined),
+    });
+  });
+}
+
+const fetchUser = (session: Session, id: string): Promise<User | undefined> =>
+  unlessNotFound(async () => (await session.client.getUser({ userId: id })).user);
+
+const API_KEY_ITEM = {
+  type: "object",
+  description: "An API key of the user.",
+  properties: {
+    apiKeyName: { type: "string", description: "The key's name (unique per user).", required: true },
+    publicKey: { type: "string", description: "The public key, hex: compressed SEC1 for P-256 and secp256k1, 32 bytes for Ed25519.", required: true },
+    curveType: { type: "string", enum: ["API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519"], description: "The key's curve; default `API_KEY_CURVE_P256`." },
+    expirationSeconds: { type: "string", description: "Lifetime in seconds (a decimal string); unset: the key does not expire." },
+  },
+} as const;
+
+const OAUTH_ITEM = {
+  type: "object",
+  description: "An OAuth (OIDC) provider linked to the user, identified by the claims of its tokens.",
+  properties: {
+    providerName: { type: "string", description: "A name for the provider link.", required: true },
+    oidcClaims: {
+      type: "object",
+      description: "The OIDC claims that identify the account.",
+      required: true,
+      properties: {
+        iss: { type: "string", description: "Issuer (`iss`).", required: true },
+        sub: { type: "string", description: "Subject (`sub`).", required: true },
+        aud: { type: "string", description: "Audience (`aud`): the client id.", required: true },
+      },
+    },
+  },
+} as const;
+
+const describe: ResourceDescription = {
+  description:
+    "A user of the organization (`create_users`, `update_user`, `delete_users`). Name, e-mail and phone number change in place. " +
+    "Tags are managed by `UserTag`, never here. When `apiKeys` or `oauthProviders` are declared they are the user's complete list; " +
+    "when omitted, the user's keys and providers are left alone. A root quorum member is left in place by destroy, with a warning.",
+  inputs: {
+    userName: { type: "string", description: "The user's name, unique in the organization (the TypeScript class defaults it to the resource name).", required: true },
+    userEmail: { type: "string", description: "The user's e-mail address; removing it clears it." },
+    userPhoneNumber: { type: "string", description: "The user's phone number in E.164 form (`+14155550123`); unset: left as it is (the service cannot clear it)." },
+    apiKeys: { type: "array", items: API_KEY_ITEM, description: "The user's API keys; keys are added and removed in place. Unset: not managed here." },
+    oauthProviders: { type: "array", items: OAUTH_ITEM, description: "The user's OAuth providers; a change replaces the user. Unset: not managed here.", replaceOnChange: true },
+  },
+  outputs: {
+    userId: { type: "string", description: "The user's id." },
+    userName: { type: "string", description: "The user's name as the service holds it." },
+    userEmail: { type: "string", description: "The e-mail address, when set." },
+    userPhoneNumber: { type: "string", description: "The phone number, when set." },
+    apiKeys: {
+      type: "array",
+      description: "Every API key of the user, with its id.",
+      items: { type: "object", properties: { ...API_KEY_ITEM.properties, apiKeyId: { type: "string", description: "The key's id." } } },
+    },
+    oauthProviders: {
+      type: "array",
+      description: "Every OAuth provider of the user, with its id.",
+      items: { type: "object", properties: { ...OAUTH_ITEM.properties, providerId: { type: "string", description: "The provider link's id." } } },
+    },
+  },
+};
+
+export const userSpec: ResourceSpec<UserState, UserOutputs, User> = {
+  kind: "User",
+  describe,
+  idProperty: "userId",
+  properties: {
+    userName: { replace: false },
+    userEmail: { replace: false, equal: sameText },
+    // The service has no way to clear a phone number: unset means "leave it".
+    userPhoneNumber: { replace: false, equal: (a, b) => b === undefined || a === b },
+    apiKeys: { replace: false, equal: sameMembers<UserApiKey>(keyIdentity) },
+    oauthProviders: { replace: true, equal: sameMembers<UserOauthProvider>(providerIdentity) },
+  },
+  normalize(news) {
+    return compact({
+      userName: news.userName as string,
+      userEmail: (news.userEmail ?? undefined) as string | undefined,
+      userPhoneNumber: (news.userPhoneNumber ?? undefined) as string | undefined,
+      apiKeys: normalizeKeys(news.apiKeys),
+      oauthProviders: (news.oauthProviders ?? undefined) as UserOauthProvider[] | undefined,
+      organizationId: news.organizationId as string | undefined,
+      importId: news.importId as string | undefined,
+    });
+  },
+  validate(inputs): CheckFailure[] {
+    const record = inputs as unknown as Record<string, unknown>;
+    const failures = schemaFailures(operations.createUsers.parameters, createParameters(inputs), record, (path) => String(path[2] ?? "userName"));
+    const names = (inputs.apiKeys ?? []).map((k) => k.apiKeyName);
+    failures.push(...rule(record, "apiKeys", () => !Array.isArray(inputs.apiKeys) || new Set(names).size === names.length, "lists an apiKeyName more than once"));
+    return failures;
+  },
+  label: (inputs) => JSON.stringify(inputs.userName ?? ""),
+  deleteBeforeReplace: (olds, news) => olds.userName === news.userName,
+  fetch: (session, id) => fetchUser(session, id),
+  flatten: (live) =>
+    compact({
+      userId: live.userId,
+      userName: live.userName,
+      userEmail: live.userEmail === "" ? undefined : live.userEmail,
+      userPhoneNumber: live.userPhoneNumber === "" ? undefined : live.userPhoneNumber,
+      apiKeys: live.apiKeys.map((k) =>
+        compact({
+          apiKeyId: k.apiKeyId,
+          apiKeyName: k.apiKeyName,
+          publicKey: k.credential.publicKey,
+          curveType: CURVE_BY_CREDENTIAL[k.credential.type] ?? k.credential.type,
+          expirationSeconds: k.expirationSeconds,
+        }),
+      ),
+      oauthProviders: live.oauthProviders.map((p) => ({
+        providerId: p.providerId,
+        providerName: p.providerName,
+        oidcClaims: { iss: p.issuer, sub: p.subject, aud: p.audience },
+      })),
+    }),
+  // Keys and providers are reported only when the program manages them, so a refresh does
+  // not make the program's "not managed" look like a change.
+  readInputs: (outs) => compact({ userName: outs.userName, userEmail: outs.userEmail, userPhoneNumber: outs.userPhoneNumber }),
+  createActivity: createActivity({
+    operation: "createUsers",
+    parameters: createParameters,
+    createdId: (result) => (result.userIds.length === 1 ? result.userIds[0] : undefined),
+  }),
+  async findExisting(session, inputs) {
+    // User names are unique in an organization.
+    const { users } = await collections.users(session);
+    const live = users.find((u) => u.userName === inputs.userName);
+    return live === undefined ? undefined : { id: live.userId, live };
+  },
+  async create(session, inputs) {
+    const result = await session.client.createUsers(createParameters(inputs));
+    const id = result.userIds[0];
+    if (id === undefined) throw new Error("create_users returned no userIds");
+    return { id };
+  },
+  async update(session, id, live, inputs) {
+    const fields = compact({
+      userName: inputs.userName !== live.userName ? inputs.userName : undefined,
+      userEmail: sameText(inputs.userEmail, live.userEmail) ? undefined : (inputs.userEmail ?? ""),
+      userPhoneNumber: inputs.userPhoneNumber !== undefined && inputs.userPhoneNumber !== live.userPhoneNumber ? inputs.userPhoneNumber : undefined,
+    });
+    if (Object.keys(fields).length > 0) await session.client.updateUser({ userId: id, ...fields });
+    if (inputs.apiKeys === undefined) return;
+    const liveKeys = userSpec.flatten(live, {}).apiKeys;
+    const declared = new Set(inputs.apiKeys.map(keyIdentity));
+    const existing = new Set(liveKeys.map(keyIdentity));
+    const stale = liveKeys.filter((k) => !declared.has(keyIdentity(k)));
+    const ownKey = currentSettings().apiPublicKey?.toLowerCase();
+    const locksOut = stale.find((k) => k.publicKey.toLowerCase() === ownKey);
+    if (locksOut) {
+      throw new ProviderError(
+        `apiKeys: the key "${locksOut.apiKeyName}" (${locksOut.apiKeyId}) is the API key keyform itself signs with; declare it in apiKeys, or keyform would lock itself out`,
+      );
+    }
+    // Removed first: a changed key keeps its name, which is unique per user.
+    if (stale.length > 0) await session.client.deleteApiKeys({ userId: id, apiKeyIds: stale.map((k) => k.apiKeyId) });
+    const added = inputs.apiKeys.filter((k) => !existing.has(keyIdentity(k)));
+    if (added.length > 0) await session.client.createApiKeys({ userId: id, apiKeys: added.map(toWireKey) });
+  },
+  async remove(session, id, props) {
+    const { organizationData } = await collections.organization(session);
+    if (organizationData.rootQuorum?.userIds.includes(id)) {
+      await warnEngine(
+        `User ${JSON.stringify(props.userName ?? id)} (${id}) is a member of the root quorum of organization ${session.organizationId}: ` +
+          `it is left in place and only removed from the stack. Change the root quorum first to delete it.`,
+      );
+      return;
+    }
+    await session.client.deleteUsers({ userIds: [id] });
+  },
+};
+
+/** The runtime handler the serialized User provider delegates to. */
+export const userHandler = makeHandler(userSpec);

@@ -1,0 +1,198 @@
+/**
+ * @module resources/runtime/wallet
+ * Wallet: an HD wallet with its accounts. Only the name changes in place (`update_wallet`);
+ * accounts and mnemonic length are fixed at creation here, so a change replaces the wallet.
+ * Deletion (`delete_wallets`) happens only with `deleteWithoutExport: true` (see
+ * `key-material.ts`). The service never returns the mnemonic length: it is kept from the inputs.
+ */
+import type { AddressFormat, Curve, PathFormat } from "../../wire/enums";
+import type { Wallet, WalletAccount } from "../../wire/operations/wallets";
+import { operations } from "../../wire/registry";
+import { schemaFailures } from "./check";
+import type { Session } from "./client";
+import type { ResourceDescription } from "./describe";
+import { createActivity } from "./earlier-activity";
+import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { carriedDeletionChoice, deleteWithoutExportDescription, deleteWithoutExportRule, type DeletionChoice } from "./key-material";
+import { unlessNotFound } from "./lookups";
+import { collections } from "./shared-reads";
+import { canonicalJson, compact, containsUnknown } from "./values";
+
+/** One account to derive. */
+export interface WalletAccountInput {
+  curve: string;
+  pathFormat: string;
+  path: string;
+  addressFormat: string;
+  name?: string;
+}
+
+/** Normalized inputs of a Wallet. */
+export interface WalletState extends BaseInputs, DeletionChoice {
+  walletName: string;
+  accounts: WalletAccountInput[];
+  mnemonicLength?: number;
+}
+
+/** Outputs of a Wallet. */
+export interface WalletOutputs extends BaseOutputs, DeletionChoice {
+  walletId: string;
+  walletName: string;
+  accounts: Array<WalletAccountInput & { walletAccountId: string; address: string }>;
+  addresses: string[];
+  mnemonicLength?: number;
+  exported: boolean;
+}
+
+interface LiveWallet {
+  wallet: Wallet;
+  accounts: WalletAccount[];
+}
+
+/** The declared part of an account, for comparison (order matters: it is the derivation order). */
+const accountKey = (a: Partial<WalletAccountInput>) => [a.curve, a.pathFormat, a.path, a.addressFormat, a.name ?? null];
+
+async function fetchWallet(session: Session, id: string): Promise<LiveWallet | undefined> {
+  const wallet = await unlessNotFound(async () => (await session.client.getWallet({ walletId: id })).wallet);
+  if (wallet === undefined) return undefined;
+  const accounts: WalletAccount[] = [];
+  let after: string | undefined;
+  // Paginated (at most 100 a page): read every page.
+  for (;;) {
+    const page = await session.client.listWalletAccounts({ walletId: id, paginationOptions: compact({ limit: "100", after }) });
+    accounts.push(...page.accounts);
+    if (page.accounts.length < 100) break;
+    after = page.accounts[page.accounts.length - 1]!.walletAccountId;
+  }
+  return { wallet, accounts };
+}
+
+function createParameters(inputs: WalletState) {
+  return compact({
+    walletName: inputs.walletName,
+    accounts: inputs.accounts.map((a) =>
+      compact({ curve: a.curve as Curve, pathFormat: a.pathFormat as PathFormat, path: a.path, addressFormat: a.addressFormat as AddressFormat, name: a.name }),
+    ),
+    mnemonicLength: inputs.mnemonicLength,
+  });
+}
+
+const ACCOUNT = {
+  type: "object",
+  properties: {
+    curve: { type: "string", enum: ["CURVE_SECP256K1", "CURVE_ED25519"], description: "The account's curve.", required: true },
+    pathFormat: { type: "string", enum: ["PATH_FORMAT_BIP32"], description: "The derivation path format.", required: true },
+    path: { type: "string", description: "The derivation path, e.g. `m/44'/60'/0'/0/0`.", required: true },
+    addressFormat: { type: "string", description: "The address format, e.g. `ADDRESS_FORMAT_ETHEREUM`, `ADDRESS_FORMAT_SOLANA`.", required: true },
+    name: { type: "string", description: "The account's name (unique in the organization)." },
+  },
+} as const;
+
+const describe: ResourceDescription = {
+  description:
+    "An HD wallet and its accounts (`create_wallet`). Renaming changes it in place (`update_wallet`); a change of accounts or " +
+    "mnemonic length replaces it. Key material is never deleted by accident: without `deleteWithoutExport: true` the wallet is " +
+    "retained on destroy and replacement (the new one then needs a new `walletName`).",
+  inputs: {
+    walletName: { type: "string", description: "The wallet's name, unique in the organization (the TypeScript class defaults it to the resource name).", required: true },
+    accounts: { type: "array", items: ACCOUNT, description: "The accounts to derive, in order.", required: true, replaceOnChange: true },
+    mnemonicLength: { type: "integer", description: "Words of the generated mnemonic: 12 (default), 15, 18, 21 or 24.", replaceOnChange: true },
+    deleteWithoutExport: deleteWithoutExportDescription("wallet"),
+  },
+  outputs: {
+    walletId: { type: "string", description: "The wallet's id." },
+    walletName: { type: "string", description: "The name as the service holds it." },
+    accounts: {
+      type: "array",
+      description: "The wallet's accounts with their ids and addresses, in creation order.",
+      items: {
+        type: "object",
+        properties: {
+          ...ACCOUNT.properties,
+          walletAccountId: { type: "string", description: "The account's id." },
+          address: { type: "string", description: "The account's address." },
+        },
+      },
+    },
+    addresses: { type: "array", items: { type: "string" }, description: "The accounts' addresses, in creation order." },
+    mnemonicLength: { type: "integer", description: "The mnemonic length the wallet was created with (as declared)." },
+    exported: { type: "boolean", description: "Whether the wallet has been exported." },
+    deleteWithoutExport: deleteWithoutExportDescription("wallet"),
+  },
+};
+
+export const walletSpec: ResourceSpec<WalletState, WalletOutputs, LiveWallet> = {
+  kind: "Wallet",
+  describe,
+  idProperty: "walletId",
+  properties: {
+    walletName: { replace: false },
+    accounts: {
+      replace: true,
+      equal: (a, b) => canonicalJson(((a ?? []) as WalletAccountInput[]).map(accountKey)) === canonicalJson(((b ?? []) as WalletAccountInput[]).map(accountKey)),
+    },
+    // Not returned by the service: unknown after an import, and then not a difference.
+    mnemonicLength: { replace: true, equal: (a, b) => a === undefined || (a ?? 12) === (b ?? 12) },
+    deleteWithoutExport: deleteWithoutExportRule,
+  },
+  normalize(news) {
+    const accounts = (news.accounts ?? []) as WalletAccountInput[];
+    return compact({
+      walletName: news.walletName as string,
+      accounts:
+        Array.isArray(accounts) && !containsUnknown(accounts)
+          ? accounts.map((a) => compact({ curve: a.curve, pathFormat: a.pathFormat ?? "PATH_FORMAT_BIP32", path: a.path, addressFormat: a.addressFormat, name: a.name ?? undefined }))
+          : accounts,
+      mnemonicLength: (news.mnemonicLength ?? undefined) as number | undefined,
+      deleteWithoutExport: (news.deleteWithoutExport ?? false) as boolean,
+      organizationId: news.organizationId as string | undefined,
+      importId: news.importId as string | undefined,
+    });
+  },
+  validate(inputs) {
+    return schemaFailures(operations.createWallet.parameters, createParameters(inputs), inputs as unknown as Record<string, unknown>);
+  },
+  label: (inputs) => JSON.stringify(inputs.walletName ?? ""),
+  // The name is unique: a replacement that keeps it has to remove the old wallet first (which a
+  // retained wallet does not: the new one then fails naming the name, instead of taking it over).
+  deleteBeforeReplace: (olds, news) => olds.walletName === news.walletName,
+  fetch: (session, id) => fetchWallet(session, id),
+  flatten: (live, carry) =>
+    compact({
+      walletId: live.wallet.walletId,
+      walletName: live.wallet.walletName,
+      accounts: live.accounts.map((a) =>
+        compact({ curve: a.curve, pathFormat: a.pathFormat, path: a.path, addressFormat: a.addressFormat, name: a.name, walletAccountId: a.walletAccountId, address: a.address }),
+      ),
+      addresses: live.accounts.map((a) => a.address),
+      mnemonicLength: carry.mnemonicLength,
+      exported: live.wallet.exported,
+      deleteWithoutExport: carry.deleteWithoutExport ?? false,
+    }),
+  carriedInputs: (inputs) => compact({ ...carriedDeletionChoice(inputs), mnemonicLength: inputs.mnemonicLength }),
+  createActivity: createActivity({
+    operation: "createWallet",
+    parameters: createParameters,
+    createdId: (result) => result.walletId,
+  }),
+  async findExisting(session, inputs) {
+    // Wallet names are unique in an organization.
+    const { wallets } = await collections.wallets(session);
+    const wallet = wallets.find((w) => w.walletName === inputs.walletName);
+    const live = wallet === undefined ? undefined : await fetchWallet(session, wallet.walletId);
+    return live === undefined ? undefined : { id: live.wallet.walletId, live };
+  },
+  async create(session, inputs) {
+    const { walletId } = await session.client.createWallet(createParameters(inputs));
+    return { id: walletId };
+  },
+  async update(session, id, live, inputs) {
+    if (inputs.walletName !== live.wallet.walletName) await session.client.updateWallet({ walletId: id, walletName: inputs.walletName });
+  },
+  async remove(session, id, props) {
+    await session.client.deleteWallets({ walletIds: [id], deleteWithoutExport: props.deleteWithoutExport === true });
+  },
+};
+
+/** The runtime handler the serialized Wallet provider delegates to. */
+export const walletHandler = makeHandler(walletSpec);

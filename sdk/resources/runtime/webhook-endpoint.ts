@@ -1,0 +1,160 @@
+/**
+ * @module resources/runtime/webhook-endpoint
+ * WebhookEndpoint (fact sheet 3.10): url, name and isActive change in place
+ * (`update_webhook_endpoint`); subscriptions cannot be updated, so a change replaces the
+ * endpoint. There is no get-by-id: a read lists the endpoints.
+ */
+import type { WebhookEndpoint } from "../../wire/operations/webhooks";
+import { operations } from "../../wire/registry";
+import { schemaFailures } from "./check";
+import type { Session } from "./client";
+import type { ResourceDescription } from "./describe";
+import { createActivity } from "./earlier-activity";
+import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { canonicalDocument, compact, containsUnknown } from "./values";
+
+/** One subscription: an event type, an optional filter (JSON), active or not. */
+export interface WebhookSubscriptionInput {
+  eventType: string;
+  filtersJson?: string;
+  isActive?: boolean;
+}
+
+/** Normalized inputs of a WebhookEndpoint. */
+export interface WebhookEndpointState extends BaseInputs {
+  url: string;
+  name: string;
+  isActive: boolean;
+  subscriptions: WebhookSubscriptionInput[];
+}
+
+/** Outputs of a WebhookEndpoint. */
+export interface WebhookEndpointOutputs extends BaseOutputs {
+  endpointId: string;
+  url: string;
+  name: string;
+  isActive: boolean;
+  subscriptions: WebhookSubscriptionInput[];
+}
+
+/** A comparable form: active by default, filters as canonical JSON, sorted by event type. */
+function canonicalSubscriptions(value: unknown): string {
+  const list = ((value ?? []) as WebhookSubscriptionInput[]).map((s) => {
+    let filters = s.filtersJson;
+    try {
+      if (filters !== undefined) filters = canonicalDocument(filters);
+    } catch {
+      // Not JSON: compared as written (check reports it).
+    }
+    return JSON.stringify([s.eventType, filters ?? null, s.isActive ?? true]);
+  });
+  return JSON.stringify(list.sort());
+}
+
+async function fetchEndpoint(session: Session, id: string): Promise<WebhookEndpoint | undefined> {
+  const { webhookEndpoints } = await session.client.listWebhookEndpoints();
+  return webhookEndpoints.find((e) => e.endpointId === id);
+}
+
+const createParameters = (inputs: WebhookEndpointState) => ({ url: inputs.url, name: inputs.name, subscriptions: inputs.subscriptions });
+
+const SUBSCRIPTION = {
+  type: "object",
+  properties: {
+    eventType: {
+      type: "string",
+      description: "`ACTIVITY_UPDATES`, `BALANCE_CONFIRMED_UPDATES`, `BALANCE_FINALIZED_UPDATES` or `SEND_TRANSACTION_STATUS_UPDATES`.",
+      required: true,
+    },
+    filtersJson: { type: "string", description: "Filter criteria, as JSON text." },
+    isActive: { type: "boolean", description: "Whether events of this subscription are delivered; default true." },
+  },
+} as const;
+
+const describe: ResourceDescription = {
+  description:
+    "A webhook endpoint of the organization: events of its subscriptions are delivered to `url`. `url`, `name` and `isActive` change " +
+    "in place (`update_webhook_endpoint`); the service cannot change subscriptions, so a change of `subscriptions` replaces the endpoint.",
+  inputs: {
+    url: { type: "string", description: "The absolute http(s) URL events are delivered to.", required: true },
+    name: { type: "string", description: "The endpoint's name (the TypeScript class defaults it to the resource name).", required: true },
+    isActive: { type: "boolean", description: "Whether the endpoint receives events; default true." },
+    subscriptions: { type: "array", items: SUBSCRIPTION, description: "The events delivered (order does not matter).", required: true, replaceOnChange: true },
+  },
+  outputs: {
+    endpointId: { type: "string", description: "The endpoint's id." },
+    url: { type: "string", description: "The URL as the service holds it." },
+    name: { type: "string", description: "The name as the service holds it." },
+    isActive: { type: "boolean", description: "Whether the endpoint receives events." },
+    subscriptions: { type: "array", items: SUBSCRIPTION, description: "The subscriptions as the service holds them." },
+  },
+};
+
+export const webhookEndpointSpec: ResourceSpec<WebhookEndpointState, WebhookEndpointOutputs, WebhookEndpoint> = {
+  kind: "WebhookEndpoint",
+  describe,
+  idProperty: "endpointId",
+  properties: {
+    url: { replace: false },
+    name: { replace: false },
+    isActive: { replace: false },
+    subscriptions: { replace: true, equal: (a, b) => canonicalSubscriptions(a) === canonicalSubscriptions(b) },
+  },
+  normalize(news) {
+    const subscriptions = (news.subscriptions ?? []) as WebhookSubscriptionInput[];
+    return compact({
+      url: news.url as string,
+      name: news.name as string,
+      isActive: (news.isActive ?? true) as boolean,
+      subscriptions:
+        Array.isArray(subscriptions) && !containsUnknown(subscriptions)
+          ? subscriptions.map((s) => compact({ eventType: s.eventType, filtersJson: s.filtersJson ?? undefined, isActive: s.isActive ?? undefined }))
+          : subscriptions,
+      organizationId: news.organizationId as string | undefined,
+      importId: news.importId as string | undefined,
+    });
+  },
+  validate(inputs) {
+    const record = inputs as unknown as Record<string, unknown>;
+    return [
+      ...schemaFailures(operations.createWebhookEndpoint.parameters, createParameters(inputs), record),
+      ...schemaFailures(operations.updateWebhookEndpoint.parameters, { endpointId: "-", isActive: inputs.isActive }, record),
+    ];
+  },
+  label: (inputs) => JSON.stringify(inputs.name ?? ""),
+  fetch: (session, id) => fetchEndpoint(session, id),
+  flatten: (live) => ({
+    endpointId: live.endpointId,
+    url: live.url,
+    name: live.name,
+    isActive: live.isActive,
+    subscriptions: (live.subscriptions ?? []).map((s) => compact({ eventType: s.eventType, filtersJson: s.filtersJson, isActive: s.isActive })),
+  }),
+  createActivity: createActivity({
+    operation: "createWebhookEndpoint",
+    parameters: createParameters,
+    createdId: (result) => result.endpointId,
+  }),
+  async create(session, inputs) {
+    const { endpointId } = await session.client.createWebhookEndpoint(createParameters(inputs));
+    // create takes no isActive: an endpoint declared inactive is switched off right after.
+    if (!inputs.isActive) await session.client.updateWebhookEndpoint({ endpointId, isActive: false });
+    return { id: endpointId };
+  },
+  async update(session, id, live, inputs) {
+    await session.client.updateWebhookEndpoint(
+      compact({
+        endpointId: id,
+        url: inputs.url !== live.url ? inputs.url : undefined,
+        name: inputs.name !== live.name ? inputs.name : undefined,
+        isActive: inputs.isActive !== live.isActive ? inputs.isActive : undefined,
+      }),
+    );
+  },
+  async remove(session, id) {
+    await session.client.deleteWebhookEndpoint({ endpointId: id });
+  },
+};
+
+/** The runtime handler the serialized WebhookEndpoint provider delegates to. */
+export const webhookEndpointHandler = makeHandler(webhookEndpointSpec);
