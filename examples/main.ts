@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { ApiKeyStamper, KeyformClient, startEmulator, type RunningEmulator } from "keyform";
 import { parseOrgSettings, PROJECT } from "./org/settings";
-import { seedOrganization } from "./org/seed";
+import { deployEarnWrapper } from "./org/seed";
 import { keyformEnvironment, localStateDir, openStack } from "./shared/workspace";
 
 interface Target {
@@ -83,8 +83,8 @@ async function main(): Promise<void> {
           apiPrivateKey: target.env.KEYFORM_API_PRIVATE_KEY!,
         }),
       });
-      const seeded = await seedOrganization(client, settings);
-      if (seeded.createdUsers.length > 0) console.log(`Created users: ${seeded.createdUsers.join(", ")}`);
+      // The wrapper is deployed once, outside configuration; the users are the program's.
+      const seeded = await deployEarnWrapper(client, settings);
       if (seeded.deployedWrapper) console.log(`Deployed Earn wrapper ${seeded.deployedWrapper}`);
     }
 

@@ -16,18 +16,19 @@ keyform_npm_install() {
     rm -f "$log"
     return 0
   fi
-  cat "$log" >&2
   # A registry mirror that does not serve other platforms' optional packages (rollup's, for
   # example) leaves them out of package-lock.json, and `npm ci` then calls the lock out of
-  # sync although nothing this platform needs is missing. Install from the same lock file
-  # without rewriting it.
+  # sync although nothing this platform needs is missing. That case is expected on a fresh
+  # clone: say so in one line and install from the same lock file without rewriting it. Any
+  # other failure shows npm's own output.
   if grep -q "can only install packages when your package.json and package-lock.json" "$log"; then
     rm -f "$log"
-    echo "npm ci refused the lock file (optional packages of other platforms missing); installing with 'npm install --no-save' from the same lock file" >&2
+    echo "npm ci: the lock file lacks other platforms' optional packages; installing from it with 'npm install --no-save'" >&2
     rm -rf node_modules
-    npm install --no-save --no-audit --no-fund >&2
+    npm install --no-save --no-audit --no-fund --loglevel=error >&2
     return
   fi
+  cat "$log" >&2
   rm -f "$log"
   return 1
 }
@@ -37,3 +38,19 @@ if [ "${KEYFORM_FORCE_NPM_INSTALL:-0}" = "1" ] || [ ! -f node_modules/.package-l
   echo "Installing npm dependencies..." >&2
   keyform_npm_install
 fi
+
+# The emulator's database module: better-sqlite3 12 (the lock file's) aborts at process exit on
+# Node 24, and 13 (Node-API, its prebuilt module inside the npm package) needs Node 22 or later.
+# So Node 22 and later get 13, installed over the lock file's 12 without rewriting the lock.
+keyform_sqlite_wanted="$(node -p 'Number(process.versions.node.split(".")[0]) >= 22 ? "13" : "12"')"
+keyform_sqlite_installed="$(node -p 'require("better-sqlite3/package.json").version.split(".")[0]' 2>/dev/null || echo none)"
+if [ "$keyform_sqlite_installed" != "$keyform_sqlite_wanted" ]; then
+  if [ "$keyform_sqlite_wanted" = "13" ]; then
+    echo "Node $(node --version): installing better-sqlite3 13 for the emulator" >&2
+    npm install --no-save --no-audit --no-fund --loglevel=error "better-sqlite3@^13" >&2
+  else
+    echo "Node $(node --version): reinstalling the lock file's better-sqlite3 12" >&2
+    keyform_npm_install
+  fi
+fi
+unset keyform_sqlite_wanted keyform_sqlite_installed

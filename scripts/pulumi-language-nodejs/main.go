@@ -1,5 +1,5 @@
-// Command pulumi-language-nodejs is a minimal Pulumi language host for Node.js programs whose
-// Pulumi.yaml `main` points at compiled JavaScript.
+// Command pulumi-language-nodejs is a minimal Pulumi language host for Node.js programs, in
+// TypeScript (through ts-node, as Pulumi's own host does) or compiled JavaScript.
 //
 // keyform builds the Pulumi CLI from Go modules, but the official Node.js language host module
 // cannot be fetched through the module proxy, so this small replacement is built next to the CLI
@@ -208,7 +208,7 @@ func (h *host) Cancel(context.Context, *emptypb.Empty) (*emptypb.Empty, error) {
 
 // nodeOptions are the runtime options of Pulumi.yaml (`runtime.options`) this host honours.
 type nodeOptions struct {
-	typescript *bool  // load ts-node; nil means "decide from the entry point"
+	typescript *bool  // load ts-node; nil means the default, yes
 	tsconfig   string // tsconfig path handed to ts-node
 	nodeargs   string // extra arguments for the node process, split on whitespace
 }
@@ -323,7 +323,7 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		"PULUMI_CONFIG="+string(config),
 		"PULUMI_CONFIG_SECRET_KEYS="+string(secretKeys),
 	)
-	if useTypeScript(opts, entryPoint) {
+	if useTypeScript(opts) {
 		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
 	}
 	if opts.tsconfig != "" {
@@ -418,19 +418,15 @@ func writeInspectGuard() (string, error) {
 	return path, nil
 }
 
-// useTypeScript decides whether the runner registers ts-node. Pulumi's own host defaults to yes;
-// this one defaults to "only for a .ts entry point", because keyform programs are compiled to
-// JavaScript first and ts-node would only add seconds of start-up (and the project's tsconfig).
-func useTypeScript(opts nodeOptions, entryPoint string) bool {
+// useTypeScript decides whether the runner registers ts-node. Like Pulumi's own host, the default
+// is yes, so a `pulumi new typescript`-shaped project (index.ts, no build step) runs as it is; a
+// project that compiles first can turn it off with `runtime.options.typescript: false` to save
+// the start-up of ts-node. Compiled JavaScript runs either way: ts-node only handles .ts files.
+func useTypeScript(opts nodeOptions) bool {
 	if opts.typescript != nil {
 		return *opts.typescript
 	}
-	for _, ext := range []string{".ts", ".mts", ".cts"} {
-		if strings.HasSuffix(entryPoint, ext) {
-			return true
-		}
-	}
-	return false
+	return true
 }
 
 // resolveModule asks node to resolve a module from the program directory, so the program and the

@@ -5,7 +5,7 @@
  * secret output.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformProvider } from "./provider";
+import { dynamicResourceOptions, KeyformProvider } from "./provider";
 
 /** Inputs of an {@link ApiKey}. */
 export interface ApiKeyInputs {
@@ -58,7 +58,7 @@ export class ApiKey extends pulumi.dynamic.Resource {
       provider,
       name,
       { ...args, apiKeyId: undefined, publicKey: args.publicKey, privateKey: undefined, curveType: args.curveType, organizationId: args.organizationId },
-      pulumi.mergeOptions(opts, { additionalSecretOutputs: ["privateKey"] }),
+      pulumi.mergeOptions(dynamicResourceOptions("ApiKey", name, opts), { additionalSecretOutputs: ["privateKey"] }),
       "keyform",
       "ApiKey",
     );

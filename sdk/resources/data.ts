@@ -8,8 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { QueryRequest } from "../client/client";
 import type { QueryName, ResultOf } from "../wire/registry";
-import { resolveOrganizationId, sessionFor } from "./runtime/client";
-import { explain } from "./runtime/errors";
+import { runQuery as runQueryWith } from "./runtime/queries";
 import { resolveSettings, type Settings } from "./runtime/settings";
 
 /** `T` with every property accepting a `pulumi.Input`. */
@@ -25,14 +24,12 @@ export function programSettings(): Settings {
 }
 
 async function runQuery<K extends QueryName>(name: K, args: QueryRequest<K> | undefined): Promise<ResultOf<K>> {
-  const what = `keyform.${name}`;
   try {
-    const settings = programSettings();
-    const organizationId = resolveOrganizationId(settings, args?.organizationId, what);
-    const { client } = sessionFor(settings, organizationId, what);
-    return await (client.callQuery as (n: K, r?: QueryRequest<K>) => Promise<ResultOf<K>>)(name, args);
+    return await runQueryWith(programSettings(), name, args);
   } catch (error) {
-    throw explain(error, what);
+    // A RunError is reported by Pulumi as its message alone: one line that names the setting
+    // to check, instead of the stack traces of every layer and cause.
+    throw new pulumi.RunError(error instanceof Error ? error.message : String(error));
   }
 }
 
@@ -138,3 +135,66 @@ export async function listEarnEnabledVaults(args: ListEarnEnabledVaultsArgs = {}
 export function listEarnEnabledVaultsOutput(args?: InputsOf<ListEarnEnabledVaultsArgs>): pulumi.Output<ListEarnEnabledVaultsResult> {
   return outputOf(listEarnEnabledVaults, args);
 }
+
+/** Declares `name` and `nameOutput` for a query: the call with plain arguments, and with `Input`s. */
+function dataFunction<K extends QueryName>(name: K) {
+  const call = (args?: QueryRequest<K>): Promise<ResultOf<K>> => runQuery(name, (args ?? {}) as QueryRequest<K>);
+  const output = (args?: InputsOf<QueryRequest<K>>): pulumi.Output<ResultOf<K>> => outputOf(call as (a: QueryRequest<K>) => Promise<ResultOf<K>>, args);
+  return [call, output] as const;
+}
+
+/** Arguments of {@link getUser}. */
+export type GetUserArgs = QueryRequest<"getUser">;
+/** One user by id, with its API keys, OAuth providers and tag ids (`get_user`). */
+export const [getUser, getUserOutput] = dataFunction("getUser") as unknown as [
+  (args: GetUserArgs) => Promise<ResultOf<"getUser">>,
+  (args: InputsOf<GetUserArgs>) => pulumi.Output<ResultOf<"getUser">>,
+];
+
+/** The organization, user and user name of the API key keyform runs with (`whoami`). */
+export const [whoami, whoamiOutput] = dataFunction("whoami");
+
+/** The whole organization: users, policies, keys, wallets, tags, root quorum (`get_organization`). */
+export const [getOrganization, getOrganizationOutput] = dataFunction("getOrganization");
+
+/** Result of {@link getRootQuorum}. */
+export interface RootQuorumResult {
+  threshold: number;
+  /** The members, sorted. */
+  userIds: string[];
+}
+/** The organization's root quorum (from `get_organization`). */
+export async function getRootQuorum(args: QueryRequest<"getOrganization"> = {}): Promise<RootQuorumResult> {
+  const { organizationData } = await getOrganization(args);
+  const quorum = organizationData.rootQuorum ?? { threshold: 1, userIds: [] };
+  return { threshold: quorum.threshold, userIds: [...quorum.userIds].sort() };
+}
+/** {@link getRootQuorum} with `Input` arguments. */
+export function getRootQuorumOutput(args?: InputsOf<QueryRequest<"getOrganization">>): pulumi.Output<RootQuorumResult> {
+  return outputOf(getRootQuorum, args);
+}
+
+/** The organization's wallets (`list_wallets`). */
+export const [listWallets, listWalletsOutput] = dataFunction("listWallets");
+
+/** Arguments of {@link getWallet}. */
+export type GetWalletArgs = QueryRequest<"getWallet">;
+/** One wallet by id (`get_wallet`); its accounts: {@link listWalletAccounts}. */
+export const [getWallet, getWalletOutput] = dataFunction("getWallet") as unknown as [
+  (args: GetWalletArgs) => Promise<ResultOf<"getWallet">>,
+  (args: InputsOf<GetWalletArgs>) => pulumi.Output<ResultOf<"getWallet">>,
+];
+
+/** The organization's private keys (`list_private_keys`). */
+export const [listPrivateKeys, listPrivateKeysOutput] = dataFunction("listPrivateKeys");
+
+/** Arguments of {@link getPrivateKey}. */
+export type GetPrivateKeyArgs = QueryRequest<"getPrivateKey">;
+/** One private key by id (`get_private_key`). */
+export const [getPrivateKey, getPrivateKeyOutput] = dataFunction("getPrivateKey") as unknown as [
+  (args: GetPrivateKeyArgs) => Promise<ResultOf<"getPrivateKey">>,
+  (args: InputsOf<GetPrivateKeyArgs>) => pulumi.Output<ResultOf<"getPrivateKey">>,
+];
+
+/** The organization's private key tags (`list_private_key_tags`). */
+export const [listPrivateKeyTags, listPrivateKeyTagsOutput] = dataFunction("listPrivateKeyTags");

@@ -3,7 +3,7 @@
  * `EarnWrapperState`: whether a deployed Earn wrapper accepts deposits.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformProvider } from "./provider";
+import { dynamicResourceOptions, KeyformProvider } from "./provider";
 
 /** Inputs of an {@link EarnWrapperState}. */
 export interface EarnWrapperStateArgs {
@@ -40,6 +40,6 @@ export class EarnWrapperState extends pulumi.dynamic.Resource {
   declare public readonly organizationId: pulumi.Output<string>;
 
   constructor(name: string, args: EarnWrapperStateArgs, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, { ...args, organizationId: args.organizationId }, opts, "keyform", "EarnWrapperState");
+    super(provider, name, { ...args, organizationId: args.organizationId }, dynamicResourceOptions("EarnWrapperState", name, opts), "keyform", "EarnWrapperState");
   }
 }

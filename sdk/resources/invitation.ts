@@ -4,7 +4,7 @@
  * every change replaces it.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformProvider } from "./provider";
+import { dynamicResourceOptions, KeyformProvider } from "./provider";
 
 /** Inputs of an {@link Invitation}. */
 export interface InvitationInputs {
@@ -54,7 +54,7 @@ export class Invitation extends pulumi.dynamic.Resource {
       provider,
       name,
       { ...args, receiverUserTags: args.receiverUserTags ?? [], invitationId: undefined, status: undefined, organizationId: args.organizationId },
-      opts,
+      dynamicResourceOptions("Invitation", name, opts),
       "keyform",
       "Invitation",
     );

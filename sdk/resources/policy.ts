@@ -4,7 +4,8 @@
  * in place (`update_policy`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformProvider } from "./provider";
+import { warnAboutPolicyExpressions } from "./policy-warnings";
+import { dynamicResourceOptions, KeyformProvider } from "./provider";
 
 /** Inputs of a {@link Policy}. */
 export interface PolicyInputs {
@@ -17,6 +18,8 @@ export interface PolicyInputs {
   consensus?: pulumi.Input<string>;
   /** Free text; default "". */
   notes?: pulumi.Input<string>;
+  /** The policy's `time` field (create_policy V3, update_policy V2), passed as given; unset: none. */
+  time?: pulumi.Input<string>;
   /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the policy. */
   organizationId?: pulumi.Input<string>;
   /** Adopt the existing policy with this id instead of creating one; it is updated to match. */
@@ -36,7 +39,7 @@ const provider = new PolicyProvider();
 
 /**
  * A policy. In-place updates (`update_policy`): `policyName`, `effect`, `condition`,
- * `consensus`, `notes`. Replacement: `organizationId`.
+ * `consensus`, `notes`, `time`. Replacement: `organizationId`.
  *
  * @example
  * new keyform.Policy("allow-ops", {
@@ -54,16 +57,24 @@ export class Policy extends pulumi.dynamic.Resource {
   /** The consensus expression as the service holds it ("" when none). */
   declare public readonly consensus: pulumi.Output<string>;
   declare public readonly notes: pulumi.Output<string>;
+  /** The `time` field as the service holds it ("" when none). */
+  declare public readonly time: pulumi.Output<string>;
   declare public readonly organizationId: pulumi.Output<string>;
 
   constructor(name: string, args: PolicyInputs, opts?: pulumi.CustomResourceOptions) {
     super(
       provider,
       name,
-      { ...args, policyId: undefined, condition: args.condition, consensus: args.consensus, notes: args.notes, organizationId: args.organizationId },
-      opts,
+      { ...args, policyId: undefined, condition: args.condition, consensus: args.consensus, notes: args.notes, time: args.time, organizationId: args.organizationId },
+      dynamicResourceOptions("Policy", name, opts),
       "keyform",
       "Policy",
     );
+    warnAboutPolicyExpressions(`Policy ${JSON.stringify(name)}`, {
+      effect: args.effect,
+      condition: args.condition,
+      consensus: args.consensus,
+      time: args.time,
+    });
   }
 }

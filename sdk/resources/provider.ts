@@ -1,89 +1,83 @@
 /**
  * @module resources/provider
- * The provider object Pulumi serializes into every keyform resource's state (`__provider`).
+ * The provider object Pulumi serializes into every keyform resource's state (`__provider`),
+ * and the resource options every keyform dynamic resource passes.
  *
- * It is deliberately tiny and holds nothing but the resource class name: each method loads
- * keyform's provider runtime at call time and delegates to it. So the state carries no
+ * The provider is deliberately tiny and holds nothing but the resource class name: each method
+ * loads keyform's provider runtime at call time and delegates to it. So the state carries no
  * secrets and no copy of keyform's code, and the code that runs is the keyform installed
  * where the Pulumi program runs (a user's `node_modules/keyform`, or this package itself).
  *
- * Nothing in this file may reference a module-level value: the serializer would copy it into
- * state. Types are imported with `import type` only.
+ * Size matters: the engine rewrites the whole state after every step, so every byte here is
+ * written N times per resource in an `up` of N resources. The object is therefore a plain
+ * object holding the class name and one function (under 1 KB serialized): no class, whose
+ * constructor and prototype the serializer would copy too, and nothing from module scope.
+ * Types are imported with `import type` only.
  */
+import type * as pulumi from "@pulumi/pulumi";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 
-/** What `keyform/provider-runtime` exports to serialized providers. */
-interface ProviderRuntime {
-  configure(req: { config: { get(key: string): string | undefined } }): void;
-  handlerFor(kind: string): {
-    check(olds: unknown, news: unknown): Promise<dynamic.CheckResult>;
-    diff(id: string, olds: unknown, news: unknown): Promise<dynamic.DiffResult>;
-    create(inputs: unknown): Promise<dynamic.CreateResult>;
-    read(id: string, props: unknown): Promise<dynamic.ReadResult>;
-    update(id: string, olds: unknown, news: unknown): Promise<dynamic.UpdateResult>;
-    delete(id: string, props: unknown): Promise<void>;
-  };
-}
+
 
 /**
  * A dynamic provider that delegates every call to keyform's provider runtime for the
- * resource class `kind`.
+ * resource class `kind`. `new KeyformProvider(kind)` (and the per-class subclasses) return the
+ * plain provider object itself, so what is serialized has no class around it. Its CRUD
+ * methods exist once `configure` has run (the dynamic-provider host always runs it first).
  */
 export class KeyformProvider implements dynamic.ResourceProvider {
   /** The resource class this provider serves, e.g. `UserTag`. */
-  readonly kind: string;
+  declare readonly kind: string;
+  declare configure: (req: dynamic.ConfigureRequest) => Promise<void>;
+  declare check: (olds: any, news: any) => Promise<dynamic.CheckResult>;
+  declare diff: (id: string, olds: any, news: any) => Promise<dynamic.DiffResult>;
+  declare create: (inputs: any) => Promise<dynamic.CreateResult>;
+  declare read: (id: string, props?: any) => Promise<dynamic.ReadResult>;
+  declare update: (id: string, olds: any, news: any) => Promise<dynamic.UpdateResult>;
+  declare delete: (id: string, props: any) => Promise<void>;
 
   constructor(kind: string) {
-    this.kind = kind;
+    // Only `configure` travels: the host calls it first, once per process, on every provider
+    // it loads (before any other method). It loads keyform's runtime (from the project's
+    // node_modules, else as seen from the working directory, which finds this package when the
+    // program runs inside it), hands it the stack config, and makes the runtime handler of
+    // `kind` this object's prototype, which is where check, diff, create, read, update and
+    // delete then come from.
+    const self = {
+      kind,
+      configure: async (req: dynamic.ConfigureRequest) => {
+        const id = "keyform/provider-runtime";
+        let runtime;
+        try {
+          runtime = require(id);
+        } catch {
+          runtime = require("node:module").createRequire(`${process.cwd()}/`)(id);
+        }
+        runtime.configure(req);
+        Object.setPrototypeOf(self, runtime.handlerFor(kind));
+      },
+    };
+    return self as KeyformProvider;
   }
+}
 
-  /**
-   * Loads `keyform/provider-runtime`: from the module paths of the serialized code first
-   * (the project's node_modules), then as seen from the working directory, which also
-   * resolves the keyform package itself when the program runs inside it.
-   */
-  runtime(): ProviderRuntime {
-    const id = "keyform/provider-runtime";
-    try {
-      return require(id);
-    } catch (error) {
-      if ((error as { code?: string }).code !== "MODULE_NOT_FOUND") throw error;
-      const { createRequire } = require("node:module");
-      const { join } = require("node:path");
-      try {
-        return createRequire(join(process.cwd(), "index.js"))(id);
-      } catch (inner) {
-        if ((inner as { code?: string }).code !== "MODULE_NOT_FOUND") throw inner;
-        throw new Error(`keyform: cannot load ${id} from ${process.cwd()}: install the keyform package in the project that runs pulumi`);
-      }
-    }
+/**
+ * The resource options of keyform dynamic resource `kind` named `name`.
+ * @throws {Error} when `opts.import` is set: the engine cannot import dynamic resources (it
+ *   would fail with "Cannot read properties of undefined"); the message points to `importId`
+ *   and to the provider plugin, which supports `pulumi import`.
+ */
+export function dynamicResourceOptions(
+  kind: string,
+  name: string,
+  opts: pulumi.CustomResourceOptions | undefined,
+): pulumi.CustomResourceOptions | undefined {
+  if (opts?.import !== undefined) {
+    throw new Error(
+      `keyform.${kind} "${name}": the import resource option does not work with Pulumi dynamic resources. ` +
+        `Use the importId argument instead (new keyform.${kind}("${name}", { ..., importId: <id> })), ` +
+        `or the keyform provider plugin: pulumi import keyform:index:${kind} ${name} <id>`,
+    );
   }
-
-  async configure(req: dynamic.ConfigureRequest): Promise<void> {
-    this.runtime().configure(req);
-  }
-
-  async check(olds: any, news: any): Promise<dynamic.CheckResult> {
-    return this.runtime().handlerFor(this.kind).check(olds, news);
-  }
-
-  async diff(id: string, olds: any, news: any): Promise<dynamic.DiffResult> {
-    return this.runtime().handlerFor(this.kind).diff(id, olds, news);
-  }
-
-  async create(inputs: any): Promise<dynamic.CreateResult> {
-    return this.runtime().handlerFor(this.kind).create(inputs);
-  }
-
-  async read(id: string, props?: any): Promise<dynamic.ReadResult> {
-    return this.runtime().handlerFor(this.kind).read(id, props ?? {});
-  }
-
-  async update(id: string, olds: any, news: any): Promise<dynamic.UpdateResult> {
-    return this.runtime().handlerFor(this.kind).update(id, olds, news);
-  }
-
-  async delete(id: string, props: any): Promise<void> {
-    return this.runtime().handlerFor(this.kind).delete(id, props);
-  }
+  return opts;
 }

@@ -5,7 +5,7 @@
  * the document is compared as canonical JSON.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformProvider } from "./provider";
+import { dynamicResourceOptions, KeyformProvider } from "./provider";
 
 /** Inputs of a {@link SmartContractInterface}. */
 export interface SmartContractInterfaceInputs {
@@ -55,7 +55,7 @@ export class SmartContractInterface extends pulumi.dynamic.Resource {
       provider,
       name,
       { ...args, smartContractInterfaceId: undefined, notes: args.notes, organizationId: args.organizationId },
-      opts,
+      dynamicResourceOptions("SmartContractInterface", name, opts),
       "keyform",
       "SmartContractInterface",
     );

@@ -3,7 +3,7 @@
  * `UserTag`: a tag of users, with its members. Rename and membership change in place.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformProvider } from "./provider";
+import { dynamicResourceOptions, KeyformProvider } from "./provider";
 
 /** Inputs of a {@link UserTag}. */
 export interface UserTagInputs {
@@ -50,7 +50,7 @@ export class UserTag extends pulumi.dynamic.Resource {
       provider,
       name,
       { ...args, userTagName: args.userTagName ?? name, userIds: args.userIds ?? [], userTagId: undefined, organizationId: args.organizationId },
-      opts,
+      dynamicResourceOptions("UserTag", name, opts),
       "keyform",
       "UserTag",
     );

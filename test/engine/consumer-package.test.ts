@@ -1,73 +1,94 @@
 /**
- * keyform as a user installs it: `npm pack` the package, install the tarball and
- * @pulumi/pulumi into a fresh project outside the repository, and run a program using all six
- * resources and a data function with up / preview / destroy against the emulator. This proves
- * the serialized providers find keyform's runtime in the user's node_modules.
+ * keyform as a user installs it: the two packages are packed from the build
+ * (`scripts/pack-packages.ts`), and a project made the `pulumi new typescript` way (index.ts,
+ * no build step, the template's tsconfig) installs the light `keyform` tarball and
+ * @pulumi/pulumi outside the repository. The install brings none of the emulator's
+ * dependencies, `tsc --noEmit` passes without skipLibCheck, and the program (all six resources
+ * and a data function) runs up / preview / destroy against the emulator through ts-node. The
+ * CLI names the emulator package when it is missing, and the fix when its native module was
+ * never built. This also proves the serialized providers find keyform's runtime in the user's
+ * node_modules.
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeyformClient } from "../../sdk/client/client";
 import { generateApiKeyPair } from "../../sdk/client/keys";
 import { createWorkDirStack } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { changes, emulatorEnv, keyformResources, since, storedState } from "../resources/harness/engine-harness";
+import { writeTypeScriptProject } from "../support/typescript-project";
 
+const run = promisify(execFile);
 const repoRoot = path.resolve(__dirname, "../..");
 let emu: TestEmulator;
 let client: KeyformClient;
 let project: string;
+let emulatorTarball: string;
 const figures: Record<string, number> = {};
 
+/** What only the emulator needs; none of it may reach a project that installs keyform. */
+const EMULATOR_ONLY = ["fastify", "pino", "better-sqlite3", "@ton/core", "@ton/crypto", "@scure/bip32", "@scure/bip39"];
+
 const PROGRAM = `
-const pulumi = require("@pulumi/pulumi");
-const keyform = require("keyform");
+import * as pulumi from "@pulumi/pulumi";
+import * as keyform from "keyform";
+
 const env = process.env;
-const tag = new keyform.UserTag("tag", { userTagName: "consumers", userIds: [env.TEST_USER_ID] });
+const tag = new keyform.UserTag("tag", { userTagName: "consumers", userIds: [env.TEST_USER_ID!] });
 const policy = new keyform.Policy("policy", {
   policyName: "consumers approve",
   effect: "EFFECT_ALLOW",
   consensus: pulumi.interpolate\`approvers.any(user, user.tags.contains('\${tag.userTagId}'))\`,
 });
-const key = new keyform.ApiKey("key", { userId: env.TEST_BOT_ID, apiKeyName: "consumer-ci", curveType: "API_KEY_CURVE_SECP256K1" });
+const key = new keyform.ApiKey("key", { userId: env.TEST_BOT_ID!, apiKeyName: "consumer-ci", curveType: "API_KEY_CURVE_SECP256K1" });
 const invite = new keyform.Invitation("invite", {
   receiverUserName: "Erin", receiverUserEmail: "erin@example.com", receiverUserTags: [tag.userTagId],
-  accessType: "ACCESS_TYPE_ALL", senderUserId: env.TEST_USER_ID,
+  accessType: "ACCESS_TYPE_ALL", senderUserId: env.TEST_USER_ID!,
 });
 const sci = new keyform.SmartContractInterface("sci", {
   smartContractAddress: "0x${"e5".repeat(20)}",
   smartContractInterface: '[{"type":"function","name":"ping","inputs":[]}]',
   type: "ETHEREUM", label: "Ping",
 });
-const earn = new keyform.EarnWrapperState("earn", { wrapperAddress: env.TEST_WRAPPER, depositsDisabled: true });
+const earn = new keyform.EarnWrapperState("earn", { wrapperAddress: env.TEST_WRAPPER!, depositsDisabled: true });
 const botKeys = keyform.getApiKeysOutput({ userId: key.userId });
-module.exports = {
-  tagId: tag.userTagId, policyId: policy.policyId, apiKeyId: key.apiKeyId, privateKey: key.privateKey,
-  invitationId: invite.invitationId, sciId: sci.smartContractInterfaceId, depositsDisabled: earn.depositsDisabled,
-  botKeyNames: botKeys.apply((r) => r.apiKeys.map((k) => k.apiKeyName).sort()),
-};
+
+export const tagId = tag.userTagId;
+export const policyId = policy.policyId;
+export const apiKeyId = key.apiKeyId;
+export const privateKey = key.privateKey;
+export const invitationId = invite.invitationId;
+export const sciId = sci.smartContractInterfaceId;
+export const depositsDisabled = earn.depositsDisabled;
+export const botKeyNames = botKeys.apply((r) => r.apiKeys.map((k) => k.apiKeyName).sort());
 `;
+
+function npmInstall(args: string[]): void {
+  // Install scripts are skipped: nothing in keyform needs one, and the emulator's native build
+  // is what the last test checks the message for.
+  execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", ...args], {
+    cwd: project,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+}
 
 beforeAll(async () => {
   const t0 = performance.now();
   emu = await startTestEmulator();
   client = emu.client;
   project = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-consumer-"));
-  // Pack what `npm publish` would ship (dist/ must be built: `npx tsc -p .`).
-  const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", project], { cwd: repoRoot, encoding: "utf8" })) as Array<{ filename: string }>;
-  const tarball = path.join(project, packed[0]!.filename);
-  fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "keyform-consumer", private: true, main: "index.js" }, null, 2));
-  fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: keyform-consumer\nruntime: nodejs\nmain: index.js\n");
-  fs.writeFileSync(path.join(project, "index.js"), PROGRAM);
-  // Install scripts are skipped: the program never loads the emulator, so better-sqlite3's
-  // native build is not needed, and skipping it keeps the test within minutes on two cores.
-  execFileSync(
-    "npm",
-    ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", tarball, "@pulumi/pulumi@3.248.0"],
-    { cwd: project, stdio: ["ignore", "ignore", "pipe"] },
-  );
+  // What `npm publish` would ship of each package (dist/ must be built: `npx tsc -p .`).
+  const [lightTarball, emulatorPackage] = execFileSync(process.execPath, [path.join(repoRoot, "dist/scripts/pack-packages.js"), "--out", project], { encoding: "utf8" })
+    .trim()
+    .split("\n");
+  emulatorTarball = emulatorPackage!;
+  writeTypeScriptProject(project, "keyform-consumer");
+  fs.writeFileSync(path.join(project, "index.ts"), PROGRAM);
+  npmInstall([lightTarball!, "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"]);
   figures.packAndInstall = since(t0);
 }, 900_000);
 
@@ -78,7 +99,18 @@ afterAll(async () => {
 });
 
 describe("keyform installed from a tarball", () => {
-  it("runs all six resources: up, preview, destroy", { timeout: 600_000 }, async () => {
+  it("installs without the emulator's dependencies and type-checks without skipLibCheck", async () => {
+    for (const name of EMULATOR_ONLY) expect(fs.existsSync(path.join(project, "node_modules", name)), name).toBe(false);
+    expect(fs.existsSync(path.join(project, "node_modules/keyform/dist/sdk/emulator"))).toBe(false);
+    expect(fs.existsSync(path.join(project, "node_modules/keyform/LICENSE"))).toBe(true);
+    const maps = execFileSync("find", [path.join(project, "node_modules/keyform"), "-name", "*.map"], { encoding: "utf8" });
+    expect(maps).toBe("");
+    await run(path.join(project, "node_modules/.bin/tsc"), ["--noEmit", "-p", project]);
+    const tsconfig = JSON.parse(fs.readFileSync(path.join(project, "tsconfig.json"), "utf8"));
+    expect(tsconfig.compilerOptions.skipLibCheck).toBeUndefined();
+  });
+
+  it("runs all six resources from index.ts: up, preview, destroy", { timeout: 600_000 }, async () => {
     const t0 = performance.now();
     expect(fs.realpathSync(path.join(project, "node_modules/keyform")).startsWith(repoRoot)).toBe(false);
     const bot = generateApiKeyPair();
@@ -123,5 +155,18 @@ describe("keyform installed from a tarball", () => {
       await cleanup();
       figures.upPreviewDestroy = since(t0);
     }
+  });
+
+  it("keyform serve names the emulator package when it is missing, and the fix when its database module is not built", { timeout: 600_000 }, async () => {
+    const cli = path.join(project, "node_modules/.bin/keyform");
+    const { stdout: version } = await run(cli, ["--version"]);
+    expect(version.trim()).toBe(JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")).version);
+    const serve = () => run(cli, ["serve", "--port", "0", "--data", path.join(project, ".emulator")]).then(
+      () => "",
+      (error: { stderr: string }) => error.stderr,
+    );
+    expect(await serve()).toMatch(/the emulator is not installed: .*npm install --save-dev keyform-emulator/);
+    npmInstall([emulatorTarball]);
+    expect(await serve()).toMatch(/better-sqlite3\) is not compiled for this Node\.js: run `npm rebuild better-sqlite3`/);
   });
 });

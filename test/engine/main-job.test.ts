@@ -13,6 +13,8 @@ import { ApiKeyStamper, KeyformClient, startEmulator, type Bootstrap } from "key
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const DRIFT_EXIT_CODE = 3;
+/** An org-up compiles the package and the example before its engine run: minutes on a busy machine. */
+const MAIN_JOB_TIMEOUT = 600_000;
 
 let work: string; // temp folder holding the copy, the data and the state
 let copy: string; // the clean copy of the repository
@@ -125,7 +127,7 @@ describe("main job: the example organization on the embedded emulator", () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it("creates every declared object, then reports no changes on a second run", async () => {
+  it("creates every declared object, then reports no changes on a second run", { timeout: MAIN_JOB_TIMEOUT }, async () => {
     const first = await orgUp();
     expect(first.status, first.stderr + first.stdout.slice(-3000)).toBe(0);
     expect(first.stdout).toMatch(/keyform emulator listening on http:\/\/127\.0\.0\.1:\d+/);
@@ -169,15 +171,31 @@ describe("main job: the example organization on the embedded emulator", () => {
       const { enabledVaults = [] } = await client.listEarnEnabledVaults({});
       expect(enabledVaults).toHaveLength(1);
       expect(enabledVaults[0]!.depositsDisabled).toBe(true);
+
+      // The users are the program's (no seeding behind Pulumi's back), and so is the rest.
+      expect(users.find((u) => u.userName === "alice")?.userEmail).toBe("alice@example.com");
+      expect(users.map((u) => u.userName).sort()).toEqual(["alice", "bob", "carol", "ci-auditor", "ci-deployer", "dave", "root"]);
+      const root = users.find((u) => u.userName === "root")!.userId;
+      expect(organizationData.rootQuorum?.threshold).toBe(1);
+      expect([...(organizationData.rootQuorum?.userIds ?? [])].sort()).toEqual([idOf("alice"), root].sort());
+      const { webhookEndpoints } = await client.listWebhookEndpoints();
+      expect(webhookEndpoints).toMatchObject([{ name: "activity-updates-dev", isActive: true, subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] }]);
+      const deployerKey = deployerKeys.find((k) => k.apiKeyName === "ci-deployer-dev")!;
+      expect((await client.getIpAllowlist({ publicKey: deployerKey.credential.publicKey })).allowlist.rules).toMatchObject([{ cidr: "203.0.113.0/24" }]);
+      const { wallets } = await client.listWallets();
+      expect(wallets.map((w) => w.walletName)).toEqual(["treasury-dev"]);
+      const { accounts } = await client.listWalletAccounts({ walletId: wallets[0]!.walletId });
+      expect(accounts.map((a) => a.addressFormat)).toEqual(["ADDRESS_FORMAT_ETHEREUM", "ADDRESS_FORMAT_SOLANA"]);
     });
 
-    const second = await orgUp();
+    // `npm start` is the same job: the second run goes through it.
+    const second = await run("npm", ["start", "--", "--data-dir", dataDir]);
     expect(second.status, second.stderr).toBe(0);
     const changes = changesOf(second.stdout);
     expect(Object.keys(changes).filter((kind) => kind !== "same")).toEqual([]);
   });
 
-  it("GitOps runner: preview lists exactly the changed resources and fields", async () => {
+  it("GitOps runner: preview lists exactly the changed resources and fields", { timeout: MAIN_JOB_TIMEOUT }, async () => {
     const stackFile = path.join(copy, "Pulumi.dev.yaml");
     const original = readFileSync(stackFile, "utf8");
     expect(original).toContain('keyform-org:treasuryApprovals: "1"');
@@ -205,7 +223,7 @@ describe("main job: the example organization on the embedded emulator", () => {
     }
   });
 
-  it("GitOps runner: drift exits with its code after an out-of-band change, and 0 after refresh", async () => {
+  it("GitOps runner: drift exits with its code after an out-of-band change, and 0 after refresh", { timeout: MAIN_JOB_TIMEOUT }, async () => {
     await withEmulator(async (client, keyformEnv) => {
       const clean = await runner("drift", keyformEnv);
       expect(clean.status, clean.stderr.slice(-2000)).toBe(0);
@@ -231,7 +249,7 @@ describe("main job: the example organization on the embedded emulator", () => {
     });
   });
 
-  it("pointed at another server through KEYFORM_*, it uses that server and starts no emulator", async () => {
+  it("pointed at another server through KEYFORM_*, it uses that server and starts no emulator", { timeout: MAIN_JOB_TIMEOUT }, async () => {
     await withEmulator(async (client, keyformEnv) => {
       const result = await run("bash", ["scripts/org-up", "--data-dir", path.join(work, "must-not-exist")], keyformEnv);
       expect(result.status, result.stderr).toBe(0);
@@ -239,13 +257,13 @@ describe("main job: the example organization on the embedded emulator", () => {
       expect(existsSync(path.join(work, "must-not-exist"))).toBe(false);
       // The drift check before accepted a hand-made rename with `refresh`; `up` puts the
       // declared name back, in place, and leaves everything else alone.
-      expect(changesOf(result.stdout)).toEqual({ same: 12, update: 1 });
+      expect(changesOf(result.stdout)).toEqual({ same: 22, update: 1 });
       const names = (await client.listUserTags()).userTags.map((t) => t.tagName).sort();
       expect(names).toEqual(["admins", "engineering", "treasury"]);
     });
   });
 
-  it("--destroy leaves the organization without anything the stack created", async () => {
+  it("--destroy leaves the organization without anything the stack created", { timeout: MAIN_JOB_TIMEOUT }, async () => {
     const destroyed = await orgUp("--destroy");
     expect(destroyed.status, destroyed.stderr).toBe(0);
     await withEmulator(async (client) => {
@@ -254,11 +272,14 @@ describe("main job: the example organization on the embedded emulator", () => {
       expect((await client.listSmartContractInterfaces()).smartContractInterfaces).toEqual([]);
       const { organizationData } = await client.getOrganization();
       expect(organizationData.invitations ?? []).toEqual([]);
+      // The root quorum stays as it was, and so does its member alice; every other declared user goes.
       const { users } = await client.listUsers();
-      for (const bot of ["ci-deployer", "ci-auditor"]) {
-        const userId = users.find((u) => u.userName === bot)!.userId;
-        expect((await client.getApiKeys({ userId })).apiKeys).toEqual([]);
-      }
+      expect(users.map((u) => u.userName).sort()).toEqual(["alice", "root"]);
+      expect(organizationData.rootQuorum?.userIds).toHaveLength(2);
+      expect(destroyed.stdout).toMatch(/leaves the root quorum as it is/);
+      expect((await client.listWebhookEndpoints()).webhookEndpoints).toEqual([]);
+      // The dev stack declares its treasury wallet disposable.
+      expect((await client.listWallets()).wallets).toEqual([]);
       // Deleting an EarnWrapperState re-enables deposits: the wrapper itself is not ours to remove.
       const { enabledVaults = [] } = await client.listEarnEnabledVaults({});
       expect(enabledVaults[0]!.depositsDisabled).toBe(false);

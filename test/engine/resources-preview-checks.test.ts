@@ -37,6 +37,11 @@ describe("preview", () => {
       "wrong enum": () => new keyform.Policy("wrong-enum", { policyName: "p", effect: "EFFECT_MAYBE" }),
       "missing required field": () =>
         new keyform.Invitation("missing-field", { receiverUserName: "A", receiverUserEmail: "a@example.com", accessType: "ACCESS_TYPE_WEB" } as never),
+      "broken policy condition": () =>
+        new keyform.Policy("broken-condition", { policyName: "p", effect: "EFFECT_ALLOW", condition: "activity.resource == 'USER' &&& (" }),
+      "mistyped policy consensus": () =>
+        new keyform.Policy("mistyped-consensus", { policyName: "p", effect: "EFFECT_ALLOW", consensus: "approvers.any(user,\n  user.tags.count == 2)" }),
+      // Last: `up` below runs this one.
       "malformed address": () =>
         new keyform.SmartContractInterface("bad-address", { smartContractAddress: "0x1234", smartContractInterface: [], type: "ETHEREUM", label: "l" }),
     };
@@ -52,6 +57,8 @@ describe("preview", () => {
       "wrong enum": /Policy resource 'wrong-enum': property effect value \{EFFECT_MAYBE\} has a problem: Invalid option: expected one of "EFFECT_ALLOW"\|"EFFECT_DENY"/,
       "missing required field": /Invitation resource 'missing-field': property senderUserId value .* has a problem: senderUserId is required/,
       "malformed address": /SmartContractInterface resource 'bad-address': property smartContractAddress value \{0x1234\} has a problem: is not an Ethereum address/,
+      "broken policy condition": /Policy resource 'broken-condition': property condition value .* has a problem: condition line 1, column 31: unexpected character '&' \(use '&&'\)/,
+      "mistyped policy consensus": /Policy resource 'mistyped-consensus': property consensus value [\s\S]*? has a problem: consensus line 2, column 13: 'count' is a method: write count\(\)/,
     };
     try {
       for (const [what, program] of Object.entries(bad)) {
@@ -96,6 +103,8 @@ describe("preview", () => {
       expect(changes((await stack.preview()).changeSummary, { stack: true })).toEqual({ create: 3 });
       const up = await stack.up();
       expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 3 });
+      // The lint warning of an ALLOW with no condition, logged from the program.
+      expect(up.stdout).toMatch(/Policy "needs-approvers": condition line 1, column 1: this ALLOW covers signing/);
       const [tag] = (await client.listUserTags()).userTags;
       const { policy } = await client.getPolicy({ policyId: up.outputs.policyId!.value as string });
       expect(policy.consensus).toBe(`approvers.any(user, user.tags.contains('${tag!.tagId}'))`);

@@ -3,12 +3,17 @@
  * resource's create → read → update → drift → delete, importId adoption, and the errors a
  * user acts on. The engine tests repeat the lifecycle through `pulumi`; these are fast and
  * pinpoint a failure.
+ *
+ * A provider process serves one engine run and shares collection reads within it
+ * (shared-reads.ts); after a change made by hand, `byHand` forgets them, as the fresh process of
+ * the next run would.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKeyPair } from "../../sdk/client/keys";
 import type { KeyformClient } from "../../sdk/client/client";
 import { configure, handlers } from "../../sdk/resources/runtime";
 import { explain } from "../../sdk/resources/runtime/errors";
+import { forgetSharedReads } from "../../sdk/resources/runtime/shared-reads";
 import { ConsensusNeededError, PermissionDeniedError } from "../../sdk/client/errors";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
@@ -74,6 +79,7 @@ describe("UserTag", () => {
 
     // Drift: a member added out of band shows up on read, and read reports inputs to match.
     await client.updateUserTag({ userTagId: id, addUserIds: [rootUserId], removeUserIds: [] });
+    forgetSharedReads(); // the next run
     const read = await h.read(id, updated);
     expect(read.props.userIds).toEqual([rootUserId, otherUserId].sort());
     expect(read.inputs).toMatchObject({ userTagName: "ops-2", userIds: [rootUserId, otherUserId].sort() });
@@ -87,6 +93,7 @@ describe("UserTag", () => {
 
   it("importId adopts an existing tag and updates it to match", async () => {
     const { userTagId } = await client.createUserTag({ userTagName: "imported", userIds: [] });
+    forgetSharedReads(); // the next run
     const inputs = await checked("UserTag", { userTagName: "imported-renamed", userIds: [rootUserId], importId: userTagId });
     const { id, outs } = await h.create(inputs);
     expect(id).toBe(userTagId);
@@ -138,6 +145,7 @@ describe("ApiKey", () => {
   it("adopting a key with other values fails listing the differing fields", async () => {
     const pair = generateApiKeyPair();
     const { apiKeyIds } = await client.createApiKeys({ userId: otherUserId, apiKeys: [{ apiKeyName: "made-by-hand", publicKey: pair.publicKey, curveType: "API_KEY_CURVE_P256" }] });
+    forgetSharedReads(); // the next run
     const bad = await checked("ApiKey", { userId: otherUserId, apiKeyName: "other-name", publicKey: pair.publicKey, importId: apiKeyIds[0] });
     await expect(h.create(bad)).rejects.toThrow(/differs from the declared inputs .*apiKeyName \(declared "other-name", found "made-by-hand"\)/);
     const good = await checked("ApiKey", { userId: otherUserId, apiKeyName: "made-by-hand", publicKey: pair.publicKey, importId: apiKeyIds[0] });
@@ -156,6 +164,7 @@ describe("Invitation", () => {
     expect(outs).toMatchObject({ invitationId: id, status: "INVITATION_STATUS_CREATED", receiverUserEmail: "carol@example.com", receiverUserTags: [] });
     expect((await h.diff(id, outs, inputs)).changes).toBe(false);
     await client.deleteInvitation({ invitationId: id });
+    forgetSharedReads(); // the next run
     expect((await h.read(id, outs)).id).toBe("");
     await h.delete(id, outs);
   });
@@ -188,6 +197,7 @@ describe("EarnWrapperState", () => {
     const { outs: updated } = await h.update(id, outs, await checked("EarnWrapperState", { wrapperAddress, depositsDisabled: false }));
     expect(updated.depositsDisabled).toBe(false);
     await client.earnSetWrapperState({ wrapperAddress, depositsDisabled: true });
+    forgetSharedReads(); // the next run
     expect((await h.read(id, updated)).props.depositsDisabled).toBe(true);
     await h.delete(id, updated);
     expect(await live()).toBe(false);

@@ -12,9 +12,25 @@ const requireCjs = createRequire(path.join(__dirname, "../../package.json"));
 const pulumi = requireCjs("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
 const requireFromString = requireCjs("require-from-string") as (code: string) => { handler(): Record<string, Function> };
 const keyform = requireCjs("./dist/sdk/index.js") as typeof import("../../sdk/index");
+const { registeredSpecs } = requireCjs("./dist/sdk/resources/runtime/index.js") as typeof import("../../sdk/resources/runtime");
 
 const SECRET_PRIVATE_KEY = "5e".repeat(32);
-const CLASSES = ["UserTag", "Policy", "ApiKey", "Invitation", "SmartContractInterface", "EarnWrapperState"] as const;
+const CLASSES = [
+  "UserTag",
+  "Policy",
+  "ApiKey",
+  "Invitation",
+  "SmartContractInterface",
+  "EarnWrapperState",
+  "User",
+  "RootQuorum",
+  "WebhookEndpoint",
+  "IpAllowlist",
+  "Wallet",
+  "PrivateKey",
+  "PrivateKeyTag",
+  "SessionProfile",
+] as const;
 
 let savedKey: string | undefined;
 beforeAll(() => {
@@ -38,7 +54,8 @@ describe("serialized providers", () => {
     const serialized = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
     const text = serialized.text;
     expect(serialized.containsSecrets).toBe(false);
-    expect(text.length).toBeLessThan(6_000);
+    // Written into state for every resource, and the state is rewritten after every step.
+    expect(text.length).toBeLessThanOrEqual(2_000);
     expect(text).not.toContain(SECRET_PRIVATE_KEY);
     // Nothing of this machine or of keyform's implementation is baked in.
     expect(text).not.toContain(path.resolve(__dirname, "../.."));
@@ -46,8 +63,9 @@ describe("serialized providers", () => {
     expect(text).toContain(`"${kind}"`);
     expect(text).toContain('"keyform/provider-runtime"');
 
-    // Load it as the dynamic-provider host does and run a check through it.
+    // Load it as the dynamic-provider host does (configure first, once) and run a check through it.
     const loaded = requireFromString(text).handler();
+    await loaded.configure!({ config: { get: () => undefined } });
     const result = await loaded.check!({}, { policyName: "p", effect: "EFFECT_NOPE", wrapperAddress: "x" });
     expect(Array.isArray(result.failures)).toBe(true);
     expect(result.failures.length).toBeGreaterThan(0);
@@ -78,10 +96,21 @@ describe("resource registration (engine mocked)", () => {
     new keyform.Invitation("i", { receiverUserName: "A", receiverUserEmail: "a@example.com", accessType: "ACCESS_TYPE_WEB", senderUserId: "u1" });
     new keyform.SmartContractInterface("s", { smartContractAddress: "0x" + "11".repeat(20), smartContractInterface: [], type: "ETHEREUM", label: "l" });
     new keyform.EarnWrapperState("e", { wrapperAddress: "0x" + "22".repeat(20), depositsDisabled: true });
+    const user = new keyform.User("alice");
+    new keyform.RootQuorum("q", { threshold: 1, userIds: ["u1"] });
+    new keyform.WebhookEndpoint("w", { url: "https://example.com/hook", subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] });
+    new keyform.IpAllowlist("a", { rules: [{ cidr: "10.0.0.0/8" }] });
+    const wallet = new keyform.Wallet("treasury", { accounts: [] });
+    const signer = new keyform.PrivateKey("signer", { curve: "CURVE_SECP256K1" });
+    new keyform.PrivateKeyTag("hot", { privateKeyIds: ["k1"] });
+    new keyform.SessionProfile("sp", { scope: "read" });
 
     const value = <T>(o: import("@pulumi/pulumi").Output<T>) => new Promise<T>((resolve) => o.apply((v) => resolve(v)));
     expect(await value(tag.userTagName)).toBe("ops"); // defaults to the resource name
     expect(await value(key.privateKey)).toBe("77".repeat(32));
+    expect(await value(user.userName)).toBe("alice");
+    expect(await value(wallet.walletName)).toBe("treasury");
+    expect(await value(signer.privateKeyName)).toBe("signer");
 
     expect(registered.map((r) => r.type).sort()).toEqual(CLASSES.map((c) => `pulumi-nodejs:dynamic/keyform:${c}`).sort());
     for (const r of registered) {
@@ -89,5 +118,27 @@ describe("resource registration (engine mocked)", () => {
       expect(JSON.stringify(r.inputs)).not.toContain(SECRET_PRIVATE_KEY);
       expect(Object.keys(r.inputs)).not.toContain("apiPrivateKey");
     }
+  });
+
+  it("the import resource option fails at once, pointing to importId and the provider plugin", () => {
+    expect(() => new keyform.Policy("adopted", { policyName: "p", effect: "EFFECT_ALLOW" }, { import: "pol-1" })).toThrow(
+      'keyform.Policy "adopted": the import resource option does not work with Pulumi dynamic resources. ' +
+        'Use the importId argument instead (new keyform.Policy("adopted", { ..., importId: <id> })), ' +
+        "or the keyform provider plugin: pulumi import keyform:index:Policy adopted <id>",
+    );
+    expect(() => new keyform.ApiKey("k2", { userId: "u1", apiKeyName: "k" }, { import: "key-1" })).toThrow(/importId/);
+  });
+
+  it.each(registeredSpecs().map((spec) => spec.kind))("%s: the serialized provider is at most 2 KB", async (kind) => {
+    const Provider = (keyform as unknown as Record<string, new () => object>)[`${kind}Provider`]!;
+    const provider = new Provider();
+    const serialized = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
+    expect(serialized.text.length).toBeLessThanOrEqual(2_000);
+    expect(serialized.text).toContain(`kind: "${kind}"`);
+  });
+
+  it.each(registeredSpecs().map((spec) => spec.kind))("%s: the import resource option is caught", (kind) => {
+    const Resource = (keyform as unknown as Record<string, new (name: string, args: object, opts: object) => unknown>)[kind]!;
+    expect(() => new Resource("adopted", {}, { import: "some-id" })).toThrow(`keyform.${kind} "adopted": the import resource option does not work`);
   });
 });

@@ -1,10 +1,18 @@
 /** Provider settings: stack config, then the environment, then the defaults. */
 import { describe, expect, it } from "vitest";
-import { MissingSettingError, requireSetting, resolveSettings, DEFAULT_BASE_URL } from "../../sdk/resources/runtime/settings";
+import { MissingSettingError, requireSetting, resolveSettings, DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS } from "../../sdk/resources/runtime/settings";
 
 describe("resolveSettings", () => {
   it("defaults to the hosted service", () => {
-    expect(resolveSettings(undefined, {})).toEqual({ baseUrl: DEFAULT_BASE_URL, authProxyUrl: "https://authproxy.turnkey.com" });
+    expect(resolveSettings(undefined, {})).toEqual({ baseUrl: DEFAULT_BASE_URL, authProxyUrl: "https://authproxy.turnkey.com", timeoutMs: DEFAULT_TIMEOUT_MS });
+  });
+
+  it("timeoutMs: a positive whole number of ms from keyform:timeoutMs or KEYFORM_TIMEOUT_MS; anything else names both", () => {
+    expect(resolveSettings((k) => (k === "keyform:timeoutMs" ? "1500" : undefined), { KEYFORM_TIMEOUT_MS: "9" }).timeoutMs).toBe(1500);
+    expect(resolveSettings(undefined, { KEYFORM_TIMEOUT_MS: "250" }).timeoutMs).toBe(250);
+    for (const bad of ["0", "-5", "1.5", "soon"]) {
+      expect(() => resolveSettings(undefined, { KEYFORM_TIMEOUT_MS: bad })).toThrow(/"timeoutMs" \(keyform:timeoutMs or KEYFORM_TIMEOUT_MS\) must be a positive whole number/);
+    }
   });
 
   it("reads keyform:* config before KEYFORM_* variables; empty values count as unset", () => {

@@ -96,8 +96,9 @@ function createSandbox(envVars: Record<string, string> | undefined): Sandbox {
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     // The engine finds its bundled plugins next to `pulumi`; having them on PATH too keeps any
-    // ambient-plugin lookup on the same copies.
-    PATH: `${pulumiBinDir()}${path.delimiter}${process.env.PATH ?? ""}`,
+    // ambient-plugin lookup on the same copies. bin/ holds this checkout's provider plugin
+    // (pulumi-resource-keyform), which the engine finds on PATH.
+    PATH: [pulumiBinDir(), path.join(repoRoot, "bin"), process.env.PATH ?? ""].join(path.delimiter),
     ...envVars,
   };
   return { root, env };

@@ -10,8 +10,8 @@ import { operations } from "../../wire/registry";
 import { rule, schemaFailures, type CheckFailure } from "./check";
 import type { Session } from "./client";
 import { createActivity } from "./earlier-activity";
-import { isNotFound } from "./errors";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { collections } from "./shared-reads";
 import { compact, containsUnknown, isUnknown } from "./values";
 
 /** Normalized inputs of an ApiKey. */
@@ -44,7 +44,8 @@ interface LiveApiKey {
   userId: string;
 }
 
-const CURVE_BY_CREDENTIAL: Readonly<Record<string, string>> = {
+/** The API key curve of each credential type (a key's `credential.type`). */
+export const CURVE_BY_CREDENTIAL: Readonly<Record<string, string>> = {
   CREDENTIAL_TYPE_API_KEY_P256: "API_KEY_CURVE_P256",
   CREDENTIAL_TYPE_API_KEY_SECP256K1: "API_KEY_CURVE_SECP256K1",
   CREDENTIAL_TYPE_API_KEY_ED25519: "API_KEY_CURVE_ED25519",
@@ -57,17 +58,22 @@ const PUBLIC_KEY_FORM: Readonly<Record<string, RegExp>> = {
   API_KEY_CURVE_ED25519: /^[0-9a-fA-F]{64}$/,
 };
 
-async function fetchApiKey(session: Session, id: string, userId: string | undefined): Promise<LiveApiKey | undefined> {
+/**
+ * The user holding API key `id`, found through the users' key lists: for an import, which
+ * knows only the key's id.
+ */
+async function ownerOfApiKey(session: Session, id: string): Promise<string | undefined> {
+  const { users } = await session.client.listUsers({});
+  return users.find((u) => u.apiKeys.some((k) => k.apiKeyId === id))?.userId;
+}
+
+async function fetchApiKey(session: Session, id: string, knownUserId: string | undefined): Promise<LiveApiKey | undefined> {
+  const userId = knownUserId ?? (await ownerOfApiKey(session, id));
   if (userId === undefined) return undefined;
-  let apiKeys;
-  try {
-    ({ apiKeys } = await session.client.getApiKeys({ userId }));
-  } catch (error) {
-    // The user is gone, and its keys with it.
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-  const key = apiKeys.find((k) => k.apiKeyId === id);
+  // The users list carries every user's keys: one shared read serves every ApiKey.
+  const { users } = await collections.users(session);
+  // A user that is gone took its keys with it.
+  const key = users.find((u) => u.userId === userId)?.apiKeys.find((k) => k.apiKeyId === id);
   if (!key) return undefined;
   return {
     apiKeyId: key.apiKeyId,
@@ -93,6 +99,39 @@ function createParameters(inputs: ApiKeyState, publicKey: string) {
 
 export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = {
   kind: "ApiKey",
+  describe: {
+    description:
+      "An API key of a user. Every input change replaces the key (the service has no update). Without `publicKey`, keyform generates a key pair and returns the private key as a secret output.",
+    inputs: {
+      userId: { type: "string", description: "The user the key belongs to.", required: true, replaceOnChange: true },
+      apiKeyName: { type: "string", description: "The key's name.", required: true, replaceOnChange: true },
+      publicKey: {
+        type: "string",
+        description: "Public key hex (compressed for P-256 and secp256k1). Omit it to have keyform generate a pair.",
+        replaceOnChange: true,
+      },
+      curveType: {
+        type: "string",
+        enum: ["API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519"],
+        description: "`API_KEY_CURVE_P256` (default), `API_KEY_CURVE_SECP256K1` or `API_KEY_CURVE_ED25519`.",
+        replaceOnChange: true,
+      },
+      expirationSeconds: { type: "string", description: "Validity in seconds, as a decimal string. Default: no expiry.", replaceOnChange: true },
+    },
+    outputs: {
+      apiKeyId: { type: "string", description: "The key's id." },
+      apiKeyName: { type: "string", description: "The key's name." },
+      publicKey: { type: "string", description: "The public key hex." },
+      privateKey: {
+        type: "string",
+        description: "The generated private key hex; only when keyform generated the pair.",
+        secret: true,
+      },
+      userId: { type: "string", description: "The user the key belongs to." },
+      curveType: { type: "string", description: "The key's curve." },
+      expirationSeconds: { type: "string", description: "Validity in seconds, when the key expires." },
+    },
+  },
   idProperty: "apiKeyId",
   properties: {
     userId: { replace: true },
@@ -128,6 +167,9 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
     };
     const failures: CheckFailure[] = schemaFailures(operations.createApiKeys.parameters, payload, record, (path) =>
       path[0] === "apiKeys" ? String(path[2] ?? "apiKeys") : String(path[0] ?? ""),
+    );
+    failures.push(
+      ...rule(record, "expirationSeconds", (v) => typeof v !== "string" || !/^\d+$/.test(v) || Number(v) > 0, "must be at least 1 second (the service refuses 0)"),
     );
     const form = PUBLIC_KEY_FORM[inputs.curveType];
     if (form && !isUnknown(inputs.curveType)) {
@@ -171,6 +213,15 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
     parameters: (inputs: ApiKeyState) => (inputs.publicKey === undefined ? undefined : createParameters(inputs, inputs.publicKey)),
     createdId: (result) => (result.apiKeyIds.length === 1 ? result.apiKeyIds[0] : undefined),
   }),
+  async findExisting(session, inputs) {
+    // A name is unique per user, a public key per organization: the key holding either.
+    const apiKeys = (await collections.users(session)).users.find((u) => u.userId === inputs.userId)?.apiKeys ?? [];
+    const key =
+      apiKeys.find((k) => k.apiKeyName === inputs.apiKeyName) ??
+      (inputs.publicKey === undefined ? undefined : apiKeys.find((k) => sameHex(k.credential.publicKey, inputs.publicKey)));
+    const live = key === undefined ? undefined : await fetchApiKey(session, key.apiKeyId, inputs.userId);
+    return live === undefined ? undefined : { id: live.apiKeyId, live };
+  },
   async create(session, inputs) {
     const pair = inputs.publicKey === undefined ? generateApiKeyPair(inputs.curveType as ApiKeyCurve) : undefined;
     const publicKey = pair?.publicKey ?? (inputs.publicKey as string);

@@ -3,8 +3,9 @@
  * Builds the API client a provider call uses, from the resolved settings. One client per
  * organization id is kept for the life of the provider process.
  */
-import { ApiKeyStamper, KeyformClient } from "../../client";
+import { ApiKeyStamper, DEFAULT_TIMEOUT_MS as DEFAULT_ATTEMPT_TIMEOUT_MS, KeyformClient } from "../../client";
 import { requireSetting, type Settings } from "./settings";
+import { observeWrites } from "./shared-reads";
 
 /** What a resource operation needs: the organization it acts on, and a client bound to it. */
 export interface Session {
@@ -13,6 +14,9 @@ export interface Session {
 }
 
 const cache = new Map<string, KeyformClient>();
+
+/** Retries of a provider request (network errors, 429, 502/503/504) after the first attempt. */
+export const PROVIDER_RETRIES = 5;
 
 /**
  * The organization a resource lives in: its own `organizationId` input, else the setting.
@@ -30,13 +34,21 @@ export function sessionFor(settings: Settings, organizationId: string, purpose: 
   const apiPublicKey = requireSetting(settings, "apiPublicKey", purpose);
   const apiPrivateKey = requireSetting(settings, "apiPrivateKey", purpose);
   // The key of the cache is not secret: the public key identifies the credential.
-  const key = `${settings.baseUrl}|${organizationId}|${apiPublicKey}`;
+  const key = `${settings.baseUrl}|${organizationId}|${apiPublicKey}|${settings.timeoutMs}`;
   let client = cache.get(key);
   if (!client) {
     client = new KeyformClient({
       baseUrl: settings.baseUrl,
       organizationId,
       stamper: new ApiKeyStamper({ apiPublicKey, apiPrivateKey }),
+      // The whole request, retries and the recovery of a lost answer included, fits in it.
+      budgetMs: settings.timeoutMs,
+      // A failed request fails the resource, and the whole `up` must run again: worth a few
+      // more attempts than the client's default, all within the budget above.
+      retry: { maxRetries: PROVIDER_RETRIES },
+      timeoutMs: Math.min(settings.timeoutMs, DEFAULT_ATTEMPT_TIMEOUT_MS),
+      // Writes through this client make the shared collection reads stale (shared-reads.ts).
+      fetch: observeWrites(globalThis.fetch),
     });
     cache.set(key, client);
   }

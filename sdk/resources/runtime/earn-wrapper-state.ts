@@ -11,6 +11,7 @@ import { ETHEREUM_ADDRESS, rule, schemaFailures } from "./check";
 import type { Session } from "./client";
 import { createActivity } from "./earlier-activity";
 import { ProviderError } from "./errors";
+import { collections } from "./shared-reads";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { compact } from "./values";
 
@@ -35,7 +36,7 @@ const sameAddress = (a: unknown, b: unknown) =>
   typeof a === "string" && typeof b === "string" ? a.toLowerCase() === b.toLowerCase() : a === b;
 
 async function fetchWrapper(session: Session, address: string): Promise<LiveWrapper | undefined> {
-  const { enabledVaults } = await session.client.listEarnEnabledVaults({});
+  const { enabledVaults } = await collections.earnEnabledVaults(session);
   const vault = (enabledVaults ?? []).find((v) => sameAddress(v.wrapperAddress, address));
   if (!vault || vault.wrapperAddress === undefined) return undefined;
   return { wrapperAddress: vault.wrapperAddress, depositsDisabled: vault.depositsDisabled ?? false };
@@ -43,6 +44,20 @@ async function fetchWrapper(session: Session, address: string): Promise<LiveWrap
 
 export const earnWrapperStateSpec: ResourceSpec<EarnWrapperStateInputs, EarnWrapperStateOutputs, LiveWrapper> = {
   kind: "EarnWrapperState",
+  describe: {
+    description:
+      "The deposit state of an existing Earn wrapper (`earn_set_wrapper_state`). Its id is the wrapper address. Creating it takes over the wrapper's flag; `depositsDisabled` changes in place. Deleting the resource re-enables deposits (the wrapper itself stays deployed).",
+    // The wrapper already exists by definition: create takes it over, so there is nothing to adopt.
+    importId: false,
+    inputs: {
+      wrapperAddress: { type: "string", description: "Address of a wrapper the organization has deployed.", required: true, replaceOnChange: true },
+      depositsDisabled: { type: "boolean", description: "True blocks new deposits; withdrawals are always allowed.", required: true },
+    },
+    outputs: {
+      wrapperAddress: { type: "string", description: "The wrapper's address." },
+      depositsDisabled: { type: "boolean", description: "Whether deposits are blocked." },
+    },
+  },
   idProperty: "wrapperAddress",
   properties: {
     wrapperAddress: { replace: true, equal: sameAddress },

@@ -12,6 +12,9 @@ import {
   ConsensusNeededError,
   NotFoundError,
   PermissionDeniedError,
+  SubmitNotAppliedError,
+  SubmitOutcomeUnknownError,
+  TimeoutError,
 } from "../../client/errors";
 import { SETTING_ENV } from "./settings";
 
@@ -77,9 +80,26 @@ export function explain(error: unknown, what: string): Error {
   if (error instanceof ActivityFailedError) {
     return new ProviderError(`${what}: ${error.message}`, { cause: error });
   }
+  if (error instanceof SubmitOutcomeUnknownError) {
+    return new ProviderError(
+      `${what}: ${error.message}. The object may exist; nothing was recorded in state. The next \`pulumi up\` ` +
+        `finds it (by its unique name, or by its create activity) and records it instead of creating it again.`,
+      { cause: error },
+    );
+  }
+  if (error instanceof SubmitNotAppliedError) {
+    return new ProviderError(`${what}: ${error.message}. Nothing was created; the next \`pulumi up\` creates it.`, { cause: error });
+  }
   if (error instanceof ConnectionError) {
     return new ProviderError(
       `${what}: ${error.message}. Check keyform:baseUrl (${SETTING_ENV.baseUrl}).`,
+      { cause: error },
+    );
+  }
+  if (error instanceof TimeoutError) {
+    return new ProviderError(
+      `${what}: ${error.message}: the server at keyform:baseUrl (${SETTING_ENV.baseUrl}) accepted the connection but did not answer. ` +
+        `Check that it is the service, or allow more time with keyform:timeoutMs (${SETTING_ENV.timeoutMs}).`,
       { cause: error },
     );
   }

@@ -10,11 +10,19 @@
  */
 import { apiKeyHandler } from "./api-key";
 import { earnWrapperStateHandler } from "./earn-wrapper-state";
-import { configure, type Handler } from "./framework";
+import { configure, type AnyResourceSpec, type Handler } from "./framework";
 import { invitationHandler } from "./invitation";
+import { ipAllowlistHandler } from "./ip-allowlist";
 import { policyHandler } from "./policy";
+import { privateKeyHandler } from "./private-key";
+import { privateKeyTagHandler } from "./private-key-tag";
+import { rootQuorumHandler } from "./root-quorum";
+import { sessionProfileHandler } from "./session-profile";
 import { smartContractInterfaceHandler } from "./smart-contract-interface";
+import { userHandler } from "./user";
 import { userTagHandler } from "./user-tag";
+import { walletHandler } from "./wallet";
+import { webhookEndpointHandler } from "./webhook-endpoint";
 
 /** Version of the delegation protocol between serialized providers and this module. */
 export const RUNTIME_PROTOCOL = 1;
@@ -27,6 +35,14 @@ export const handlers: Readonly<Record<string, Handler>> = {
   Invitation: invitationHandler,
   SmartContractInterface: smartContractInterfaceHandler,
   EarnWrapperState: earnWrapperStateHandler,
+  User: userHandler,
+  RootQuorum: rootQuorumHandler,
+  WebhookEndpoint: webhookEndpointHandler,
+  IpAllowlist: ipAllowlistHandler,
+  Wallet: walletHandler,
+  PrivateKey: privateKeyHandler,
+  PrivateKeyTag: privateKeyTagHandler,
+  SessionProfile: sessionProfileHandler,
 };
 
 /**
@@ -41,3 +57,12 @@ export function handlerFor(kind: string): Handler {
 
 export { configure };
 export { currentSettings } from "./framework";
+
+/**
+ * The spec of every registered resource class, in registration order: what the provider
+ * plugin's schema and the conformance checks are derived from, so a resource added to
+ * {@link handlers} appears there with nothing else to edit.
+ */
+export function registeredSpecs(): AnyResourceSpec[] {
+  return Object.values(handlers).map((handler) => handler.spec);
+}

@@ -8,9 +8,10 @@
 import { operations } from "../../wire/registry";
 import { EMAIL, rule, schemaFailures } from "./check";
 import type { Session } from "./client";
+import { collections } from "./shared-reads";
 import { createActivity } from "./earlier-activity";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
-import { compact, containsUnknown, sameSet, sortedSet } from "./values";
+import { compact, containsUnknown, equalAsSets, sortedSet } from "./values";
 
 /** Normalized inputs of an Invitation. */
 export interface InvitationState extends BaseInputs {
@@ -43,7 +44,7 @@ interface LiveInvitation {
 }
 
 async function fetchInvitation(session: Session, id: string): Promise<LiveInvitation | undefined> {
-  const { organizationData } = await session.client.getOrganization({});
+  const { organizationData } = await collections.organization(session);
   const found = (organizationData.invitations ?? []).find((i) => i.invitationId === id);
   if (!found || found.status === "INVITATION_STATUS_REVOKED") return undefined;
   return {
@@ -75,11 +76,42 @@ function createParameters(inputs: InvitationState) {
 
 export const invitationSpec: ResourceSpec<InvitationState, InvitationOutputs, LiveInvitation> = {
   kind: "Invitation",
+  describe: {
+    description:
+      "An invitation of a new user. Every input change replaces it (the service has no update). A revoked invitation counts as gone: refresh drops it and the next `up` invites again.",
+    inputs: {
+      receiverUserName: { type: "string", description: "The invited user's name.", required: true, replaceOnChange: true },
+      receiverUserEmail: { type: "string", description: "The invited user's email address.", required: true, replaceOnChange: true },
+      receiverUserTags: {
+        type: "array",
+        items: { type: "string" },
+        description: "Tag ids the new user receives (a set). Default: none.",
+        replaceOnChange: true,
+      },
+      accessType: {
+        type: "string",
+        enum: ["ACCESS_TYPE_WEB", "ACCESS_TYPE_API", "ACCESS_TYPE_ALL"],
+        description: "`ACCESS_TYPE_WEB`, `ACCESS_TYPE_API` or `ACCESS_TYPE_ALL`.",
+        required: true,
+        replaceOnChange: true,
+      },
+      senderUserId: { type: "string", description: "The inviting user.", required: true, replaceOnChange: true },
+    },
+    outputs: {
+      invitationId: { type: "string", description: "The invitation's id." },
+      status: { type: "string", description: "`INVITATION_STATUS_CREATED` or `INVITATION_STATUS_ACCEPTED`." },
+      receiverUserName: { type: "string", description: "The invited user's name." },
+      receiverUserEmail: { type: "string", description: "The invited user's email address." },
+      receiverUserTags: { type: "array", items: { type: "string" }, description: "Tag ids the new user receives, sorted." },
+      accessType: { type: "string", description: "The access type." },
+      senderUserId: { type: "string", description: "The inviting user." },
+    },
+  },
   idProperty: "invitationId",
   properties: {
     receiverUserName: { replace: true },
     receiverUserEmail: { replace: true },
-    receiverUserTags: { replace: true, equal: (a, b) => sameSet(a as string[] | undefined, b as string[] | undefined) },
+    receiverUserTags: { replace: true, equal: equalAsSets },
     accessType: { replace: true },
     senderUserId: { replace: true },
   },

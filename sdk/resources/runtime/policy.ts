@@ -1,7 +1,7 @@
 /**
  * @module resources/runtime/policy
  * Policy: every property changes in place through `update_policy` (V2, whose fields carry a
- * `policy` prefix: fact sheet 3.2). An unset condition, consensus or notes is the empty
+ * `policy` prefix: fact sheet 3.2). An unset condition, consensus, notes or time is the empty
  * string on the service.
  */
 import { operations } from "../../wire/registry";
@@ -9,7 +9,8 @@ import { firstSegment, schemaFailures } from "./check";
 import type { Session } from "./client";
 import { createActivity } from "./earlier-activity";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
-import { isNotFound } from "./errors";
+import { collections } from "./shared-reads";
+import { expressionFailures } from "./policy-expressions";
 import { compact } from "./values";
 
 /** Normalized inputs of a Policy. */
@@ -19,6 +20,7 @@ export interface PolicyState extends BaseInputs {
   condition?: string;
   consensus?: string;
   notes: string;
+  time?: string;
 }
 
 /** Outputs of a Policy. */
@@ -29,6 +31,8 @@ export interface PolicyOutputs extends BaseOutputs {
   condition: string;
   consensus: string;
   notes: string;
+  /** The policy's `time` field ("" when none). */
+  time: string;
 }
 
 interface LivePolicy {
@@ -38,29 +42,49 @@ interface LivePolicy {
   condition?: string | undefined;
   consensus?: string | undefined;
   notes?: string | undefined;
+  time?: string | undefined;
 }
 
 /** Absent and empty are the same expression. */
 const sameText = (a: unknown, b: unknown) => (a ?? "") === (b ?? "");
 
+/** Reads one policy from the shared list; `undefined` when no policy has this id. */
 async function fetchPolicy(session: Session, id: string): Promise<LivePolicy | undefined> {
-  try {
-    const { policy } = await session.client.getPolicy({ policyId: id });
-    return policy;
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+  const { policies } = await collections.policies(session);
+  return policies.find((p) => p.policyId === id);
 }
 
 /** The create_policy parameters of `inputs` (unset condition and consensus are left out). */
 function createParameters(inputs: PolicyState) {
-  const { policyName, effect, condition, consensus, notes } = inputs;
-  return compact({ policyName, effect: effect as "EFFECT_ALLOW" | "EFFECT_DENY", condition, consensus, notes });
+  const { policyName, effect, condition, consensus, notes, time } = inputs;
+  return compact({ policyName, effect: effect as "EFFECT_ALLOW" | "EFFECT_DENY", condition, consensus, notes, time });
 }
+
+/** The expression properties of a Policy and their kinds. */
+const POLICY_EXPRESSIONS = { condition: "condition", consensus: "consensus", time: "time" } as const;
 
 export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = {
   kind: "Policy",
+  describe: {
+    description: "An allow or deny rule of the organization's policy engine. Every property changes in place (`update_policy`).",
+    inputs: {
+      policyName: { type: "string", description: "The policy's name.", required: true },
+      effect: { type: "string", enum: ["EFFECT_ALLOW", "EFFECT_DENY"], description: "`EFFECT_ALLOW` or `EFFECT_DENY`.", required: true },
+      condition: { type: "string", description: "Expression on the activity that makes the policy apply." },
+      consensus: { type: "string", description: "Expression on the approvals that satisfies the policy." },
+      notes: { type: "string", description: "Free text; default \"\"." },
+      time: { type: "string", description: "The policy's `time` field (`create_policy` V3, `update_policy` V2), passed as given; unset: none." },
+    },
+    outputs: {
+      policyId: { type: "string", description: "The policy's id." },
+      policyName: { type: "string", description: "The policy's name." },
+      effect: { type: "string", description: "`EFFECT_ALLOW` or `EFFECT_DENY`." },
+      condition: { type: "string", description: "The condition as the service holds it (\"\" when none)." },
+      consensus: { type: "string", description: "The consensus expression as the service holds it (\"\" when none)." },
+      notes: { type: "string", description: "Free text." },
+      time: { type: "string", description: "The `time` field as the service holds it (\"\" when none)." },
+    },
+  },
   idProperty: "policyId",
   properties: {
     policyName: { replace: false },
@@ -68,6 +92,7 @@ export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = 
     condition: { replace: false, equal: sameText },
     consensus: { replace: false, equal: sameText },
     notes: { replace: false, equal: sameText },
+    time: { replace: false, equal: sameText },
   },
   normalize(news) {
     return compact({
@@ -76,18 +101,23 @@ export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = 
       condition: (news.condition ?? undefined) as string | undefined,
       consensus: (news.consensus ?? undefined) as string | undefined,
       notes: (news.notes ?? "") as string,
+      time: (news.time ?? undefined) as string | undefined,
       organizationId: news.organizationId as string | undefined,
       importId: news.importId as string | undefined,
     });
   },
   validate(inputs) {
-    const { policyName, effect, condition, consensus, notes } = inputs;
-    return schemaFailures(
-      operations.createPolicy.parameters,
-      compact({ policyName, effect, condition, consensus, notes }),
-      inputs as unknown as Record<string, unknown>,
-      firstSegment,
-    );
+    const { policyName, effect, condition, consensus, notes, time } = inputs;
+    return [
+      ...schemaFailures(
+        operations.createPolicy.parameters,
+        compact({ policyName, effect, condition, consensus, notes, time }),
+        inputs as unknown as Record<string, unknown>,
+        firstSegment,
+      ),
+      // The expressions are parsed and type checked, so a broken one fails at preview.
+      ...expressionFailures(inputs as unknown as Record<string, unknown>, POLICY_EXPRESSIONS),
+    ];
   },
   label: (inputs) => JSON.stringify(inputs.policyName ?? ""),
   fetch: (session, id) => fetchPolicy(session, id),
@@ -98,12 +128,19 @@ export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = 
     condition: live.condition ?? "",
     consensus: live.consensus ?? "",
     notes: live.notes ?? "",
+    time: live.time ?? "",
   }),
   createActivity: createActivity({
     operation: "createPolicy",
     parameters: createParameters,
     createdId: (result) => result.policyId,
   }),
+  async findExisting(session, inputs) {
+    // Policy names are unique in an organization.
+    const { policies } = await collections.policies(session);
+    const live = policies.find((p) => p.policyName === inputs.policyName);
+    return live === undefined ? undefined : { id: live.policyId, live };
+  },
   async create(session, inputs) {
     const result = await session.client.createPolicy(createParameters(inputs));
     return { id: result.policyId };
@@ -118,6 +155,7 @@ export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = 
         policyCondition: sameText(inputs.condition, live.condition) ? undefined : (inputs.condition ?? ""),
         policyConsensus: sameText(inputs.consensus, live.consensus) ? undefined : (inputs.consensus ?? ""),
         policyNotes: sameText(inputs.notes, live.notes) ? undefined : inputs.notes,
+        time: sameText(inputs.time, live.time) ? undefined : (inputs.time ?? ""),
       }),
     );
   },

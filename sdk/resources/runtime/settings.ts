@@ -13,6 +13,7 @@ export const SETTING_NAMES = [
   "apiPrivateKey",
   "authProxyUrl",
   "authProxyConfigId",
+  "timeoutMs",
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
@@ -24,12 +25,19 @@ export const SETTING_ENV: Readonly<Record<SettingName, string>> = {
   apiPrivateKey: "KEYFORM_API_PRIVATE_KEY",
   authProxyUrl: "KEYFORM_AUTH_PROXY_URL",
   authProxyConfigId: "KEYFORM_AUTH_PROXY_CONFIG_ID",
+  timeoutMs: "KEYFORM_TIMEOUT_MS",
 };
 
 /** Default main API of the hosted service. */
 export const DEFAULT_BASE_URL = "https://api.turnkey.com";
 /** Default authentication proxy of the hosted service. */
 export const DEFAULT_AUTH_PROXY_URL = "https://authproxy.turnkey.com";
+
+/**
+ * Default budget of one request, in ms: every attempt, backoff wait and (for a submit) the
+ * resends and lookup after a lost answer, together.
+ */
+export const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** Resolved settings; credentials may be absent until something needs them. */
 export interface Settings {
@@ -39,6 +47,8 @@ export interface Settings {
   apiPrivateKey?: string;
   authProxyUrl: string;
   authProxyConfigId?: string;
+  /** Budget of one request in ms (see {@link DEFAULT_TIMEOUT_MS}). */
+  timeoutMs: number;
 }
 
 /** Reads one raw config value by full key (`keyform:baseUrl`); undefined when unset. */
@@ -77,14 +87,30 @@ export function resolveSettings(config: ConfigLookup | undefined, env: NodeJS.Pr
     apiPrivateKey: value("apiPrivateKey"),
     authProxyUrl: value("authProxyUrl") ?? DEFAULT_AUTH_PROXY_URL,
     authProxyConfigId: value("authProxyConfigId"),
+    timeoutMs: parseTimeout(value("timeoutMs")),
   };
+}
+
+/**
+ * A positive whole number of milliseconds.
+ * @throws {RangeError} naming the config key and the variable when it is not one.
+ */
+function parseTimeout(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_TIMEOUT_MS;
+  const ms = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(ms) || ms <= 0) {
+    throw new RangeError(
+      `keyform: the setting "timeoutMs" (keyform:timeoutMs or ${SETTING_ENV.timeoutMs}) must be a positive whole number of milliseconds, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return ms;
 }
 
 /**
  * Returns `settings[name]`, or throws naming the config key and the environment variable.
  * @throws {MissingSettingError} when the setting is unset.
  */
-export function requireSetting(settings: Settings, name: SettingName, purpose: string): string {
+export function requireSetting(settings: Settings, name: Exclude<SettingName, "timeoutMs">, purpose: string): string {
   const value = settings[name];
   if (value === undefined) throw new MissingSettingError(name, purpose);
   return value;

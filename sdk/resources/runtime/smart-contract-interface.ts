@@ -9,8 +9,8 @@ import { operations } from "../../wire/registry";
 import { ETHEREUM_ADDRESS, rule, schemaFailures, SOLANA_ADDRESS, type CheckFailure } from "./check";
 import type { Session } from "./client";
 import { createActivity } from "./earlier-activity";
-import { isNotFound } from "./errors";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { collections } from "./shared-reads";
 import { canonicalDocument, compact, containsUnknown, isUnknown } from "./values";
 
 /** The service's limit on the document (fact sheet 3.5). */
@@ -83,14 +83,10 @@ function isJsonText(value: unknown): boolean {
   }
 }
 
+/** Reads one interface from the shared list; `undefined` when none has this id. */
 async function fetchInterface(session: Session, id: string): Promise<LiveInterface | undefined> {
-  try {
-    const { smartContractInterface } = await session.client.getSmartContractInterface({ smartContractInterfaceId: id });
-    return smartContractInterface;
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+  const { smartContractInterfaces } = await collections.smartContractInterfaces(session);
+  return smartContractInterfaces.find((i) => i.smartContractInterfaceId === id);
 }
 
 /** The create_smart_contract_interface parameters of `inputs` (the type in its wire form). */
@@ -106,6 +102,35 @@ function createParameters(inputs: SmartContractInterfaceState) {
 
 export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceState, SmartContractInterfaceOutputs, LiveInterface> = {
   kind: "SmartContractInterface",
+  describe: {
+    description:
+      "The ABI (Ethereum) or IDL (Solana) of a contract, which lets policies inspect calls to it. Every input change replaces it (the service has no update); the document is compared as canonical JSON.",
+    inputs: {
+      smartContractAddress: {
+        type: "string",
+        description: "Contract (Ethereum, `0x…`) or program (Solana, base58) address.",
+        required: true,
+        replaceOnChange: true,
+      },
+      smartContractInterface: {
+        type: "json",
+        description: "The ABI or IDL, as JSON text or as an object; whitespace and key order do not matter.",
+        required: true,
+        replaceOnChange: true,
+      },
+      type: { type: "string", enum: ["ETHEREUM", "SOLANA"], description: "`ETHEREUM` or `SOLANA`.", required: true, replaceOnChange: true },
+      label: { type: "string", description: "A label shown with the interface.", required: true, replaceOnChange: true },
+      notes: { type: "string", description: "Free text; default \"\".", replaceOnChange: true },
+    },
+    outputs: {
+      smartContractInterfaceId: { type: "string", description: "The interface's id." },
+      smartContractAddress: { type: "string", description: "The contract or program address." },
+      smartContractInterface: { type: "string", description: "The document as canonical JSON text." },
+      type: { type: "string", description: "`ETHEREUM` or `SOLANA`." },
+      label: { type: "string", description: "The label." },
+      notes: { type: "string", description: "Free text." },
+    },
+  },
   idProperty: "smartContractInterfaceId",
   properties: {
     smartContractAddress: { replace: true, equal: sameAddress },
@@ -167,6 +192,14 @@ export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceStat
     parameters: createParameters,
     createdId: (result) => result.smartContractInterfaceId,
   }),
+  async findExisting(session, inputs) {
+    // One interface per address and type in an organization.
+    const { smartContractInterfaces } = await collections.smartContractInterfaces(session);
+    const live = smartContractInterfaces.find(
+      (i) => sameAddress(i.smartContractAddress, inputs.smartContractAddress) && shortType(i.type) === shortType(inputs.type),
+    );
+    return live === undefined ? undefined : { id: live.smartContractInterfaceId, live };
+  },
   async create(session, inputs) {
     const result = await session.client.createSmartContractInterface(createParameters(inputs));
     return { id: result.smartContractInterfaceId };

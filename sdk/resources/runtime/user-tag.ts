@@ -7,9 +7,10 @@
 import { operations } from "../../wire/registry";
 import { firstSegment, schemaFailures, type CheckFailure } from "./check";
 import type { Session } from "./client";
+import { collections } from "./shared-reads";
 import { createActivity } from "./earlier-activity";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
-import { containsUnknown, minus, sameSet, sortedSet } from "./values";
+import { containsUnknown, equalAsSets, minus, sortedSet } from "./values";
 
 /** Normalized inputs of a UserTag. */
 export interface UserTagState extends BaseInputs {
@@ -32,10 +33,10 @@ interface LiveTag {
 
 /** Reads one user tag and its members; `undefined` when no user tag has this id. */
 export async function fetchUserTag(session: Session, id: string): Promise<LiveTag | undefined> {
-  const { userTags } = await session.client.listUserTags({});
+  const { userTags } = await collections.userTags(session);
   const tag = userTags.find((t) => t.tagId === id && t.tagType === "TAG_TYPE_USER");
   if (!tag) return undefined;
-  const { users } = await session.client.listUsers({});
+  const { users } = await collections.users(session);
   return {
     tagId: tag.tagId,
     tagName: tag.tagName,
@@ -50,10 +51,22 @@ function createParameters(inputs: UserTagState) {
 
 export const userTagSpec: ResourceSpec<UserTagState, UserTagOutputs, LiveTag> = {
   kind: "UserTag",
+  describe: {
+    description: "A user tag of the organization, with its members. Rename and membership change in place (`update_user_tag`).",
+    inputs: {
+      userTagName: { type: "string", description: "The tag's name; defaults to the resource name.", required: true },
+      userIds: { type: "array", items: { type: "string" }, description: "The users that carry the tag (a set: order does not matter). Default: none." },
+    },
+    outputs: {
+      userTagId: { type: "string", description: "The tag's id." },
+      userTagName: { type: "string", description: "The tag's name as the service holds it." },
+      userIds: { type: "array", items: { type: "string" }, description: "The members as the service holds them, sorted." },
+    },
+  },
   idProperty: "userTagId",
   properties: {
     userTagName: { replace: false },
-    userIds: { replace: false, equal: (a, b) => sameSet(a as string[] | undefined, b as string[] | undefined) },
+    userIds: { replace: false, equal: equalAsSets },
   },
   normalize(news) {
     const userIds = news.userIds === undefined || news.userIds === null ? [] : news.userIds;
@@ -77,6 +90,13 @@ export const userTagSpec: ResourceSpec<UserTagState, UserTagOutputs, LiveTag> = 
     parameters: createParameters,
     createdId: (result) => result.userTagId,
   }),
+  async findExisting(session, inputs) {
+    // Tag names are unique in an organization.
+    const { userTags } = await collections.userTags(session);
+    const tag = userTags.find((t) => t.tagName === inputs.userTagName && t.tagType === "TAG_TYPE_USER");
+    const live = tag === undefined ? undefined : await fetchUserTag(session, tag.tagId);
+    return live === undefined ? undefined : { id: live.tagId, live };
+  },
   async create(session, inputs) {
     const result = await session.client.createUserTag(createParameters(inputs));
     return { id: result.userTagId };

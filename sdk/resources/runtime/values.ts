@@ -63,6 +63,11 @@ export function sameSet(a: readonly string[] | undefined, b: readonly string[] |
   return x.length === y.length && x.every((v, i) => v === y[i]);
 }
 
+/** {@link sameSet} as the `equal` of a diff rule, for a property that holds a set of strings. */
+export function equalAsSets(oldValue: unknown, newValue: unknown): boolean {
+  return sameSet(oldValue as readonly string[] | undefined, newValue as readonly string[] | undefined);
+}
+
 /** Members of `a` that are not in `b`. */
 export function minus(a: readonly string[], b: readonly string[]): string[] {
   const drop = new Set(b);

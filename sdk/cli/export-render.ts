@@ -1,0 +1,74 @@
+/**
+ * @module cli/export-render
+ * Writers of an exported organization, one per program format, all from the same list of
+ * resources: adding a format (Pulumi YAML, once keyform has a provider plugin) is one more
+ * entry in {@link RENDERERS}.
+ */
+import type { ExportedResource } from "./export-model";
+
+/** A program format: the file it is usually saved as, and how to write it. */
+export interface Renderer {
+  readonly defaultFile: string;
+  render(resources: readonly ExportedResource[], organizationId: string): string;
+}
+
+/** A value as TypeScript source: JSON text documents become objects, so they read as code. */
+function tsValue(key: string, value: unknown, indent: string): string {
+  if (key === "smartContractInterface" && typeof value === "string") {
+    try {
+      return JSON.stringify(JSON.parse(value), null, 2).replace(/\n/g, `\n${indent}`);
+    } catch {
+      // Not JSON: keep the text.
+    }
+  }
+  return JSON.stringify(value);
+}
+
+const typescript: Renderer = {
+  defaultFile: "index.ts",
+  render(resources, organizationId) {
+    const lines = [
+      `// Written by \`keyform export\` from organization ${organizationId}.`,
+      "// Every object is adopted with importId: the first `pulumi up` records it in state without",
+      "// changing it. importId is read only at creation, so it can stay.",
+      'import * as keyform from "keyform";',
+      "",
+    ];
+    for (const r of resources) {
+      lines.push(`new keyform.${r.className}(${JSON.stringify(r.name)}, {`);
+      for (const [key, value] of Object.entries(r.inputs)) lines.push(`  ${key}: ${tsValue(key, value, "  ")},`);
+      lines.push("});", "");
+    }
+    return lines.join("\n");
+  },
+};
+
+/**
+ * A value as Pulumi YAML: JSON is YAML, and `${` starts an interpolation in Pulumi YAML, so a
+ * literal one is written `$${`.
+ */
+function yamlValue(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === "string" ? v.replace(/\$\{/g, () => "$${") : v));
+}
+
+const yaml: Renderer = {
+  defaultFile: "Pulumi.yaml",
+  render(resources, organizationId) {
+    const lines = [
+      "name: exported-organization",
+      "runtime: yaml",
+      `description: Written by keyform export from organization ${organizationId}`,
+      "# Every object is adopted with importId: the first `pulumi up` records it in state without",
+      "# changing it. The keyform provider plugin (pulumi-resource-keyform) must be on PATH.",
+      "resources:",
+    ];
+    for (const r of resources) {
+      lines.push(`  ${r.name}:`, `    type: keyform:index:${r.className}`, "    properties:");
+      for (const [key, value] of Object.entries(r.inputs)) lines.push(`      ${key}: ${yamlValue(value)}`);
+    }
+    return lines.join("\n") + "\n";
+  },
+};
+
+/** The formats `keyform export --format` accepts. */
+export const RENDERERS: Readonly<Record<string, Renderer>> = { typescript, yaml };

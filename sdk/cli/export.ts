@@ -1,0 +1,39 @@
+/**
+ * @module cli/export
+ * `keyform export`: turns the live organization of the settings in effect (`KEYFORM_*`) into a
+ * keyform program that adopts every object by `importId`.
+ */
+import * as fs from "node:fs";
+import { Command, Option } from "commander";
+import { ApiKeyStamper } from "../client/api-key-stamper";
+import { KeyformClient } from "../client/client";
+import { currentSettings } from "../resources/runtime";
+import { requireSetting } from "../resources/runtime/settings";
+import { exportOrganization } from "./export-model";
+import { RENDERERS } from "./export-render";
+
+/** The `export` command. */
+export function exportCommand(): Command {
+  return new Command("export")
+    .description("write a keyform program that adopts every tag, policy, API key, invitation and contract interface of the organization")
+    .addOption(new Option("-f, --format <format>", "program format").choices(Object.keys(RENDERERS)).default("typescript"))
+    .option("-o, --out <file>", "write the program to this file (default: standard output; index.ts or Pulumi.yaml are the usual names)")
+    .action(async (opts: { format: string; out?: string }) => {
+      const settings = currentSettings();
+      const purpose = "keyform export";
+      const organizationId = requireSetting(settings, "organizationId", purpose);
+      const apiPublicKey = requireSetting(settings, "apiPublicKey", purpose);
+      const client = new KeyformClient({
+        baseUrl: settings.baseUrl,
+        organizationId,
+        stamper: new ApiKeyStamper({ apiPublicKey, apiPrivateKey: requireSetting(settings, "apiPrivateKey", purpose) }),
+      });
+      const resources = await exportOrganization(client, apiPublicKey);
+      const program = RENDERERS[opts.format]!.render(resources, organizationId);
+      if (opts.out === undefined) process.stdout.write(program);
+      else {
+        fs.writeFileSync(opts.out, program);
+        process.stderr.write(`keyform export: ${resources.length} resources written to ${opts.out}\n`);
+      }
+    });
+}

@@ -1,0 +1,97 @@
+/**
+ * @module resources/runtime/shared-reads
+ * Reads of a whole collection, shared by every resource of one provider process.
+ *
+ * Why: the service has no "get" for several objects (user tags, invitations, wrapper state), and
+ * its lists are not paginated, so reading one object means reading its whole collection. A
+ * refresh or destroy of N resources that each read their collection costs N requests whose
+ * bytes grow with N, i.e. N² bytes in all. Pulumi runs every resource of a stack through one
+ * dynamic-provider process, so one list per collection can serve them all.
+ *
+ * A shared read stays valid until the next write: every activity submitted (and every poll of
+ * one) through a client built by {@link observeWrites} makes later reads fetch afresh, so a
+ * read after a create, update or delete always sees that change. Reads already in flight are
+ * shared too (the engine runs resources in parallel). A failed read is not kept.
+ */
+import type { Session } from "./client";
+
+/** Bumped by every write; an entry from an earlier generation is stale. */
+let generation = 0;
+
+interface Entry {
+  readonly generation: number;
+  readonly value: Promise<unknown>;
+}
+
+/** Per client (one per base URL, organization and API key): collection name → entry. */
+const entries = new WeakMap<object, Map<string, Entry>>();
+
+/**
+ * The result of `load`, shared with every other read of the same `collection` through the same
+ * client since the last write.
+ * @param collection names the request, parameters included (e.g. `list_users`).
+ */
+export function sharedRead<T>(session: Session, collection: string, load: () => Promise<T>): Promise<T> {
+  let byCollection = entries.get(session.client);
+  if (byCollection === undefined) {
+    byCollection = new Map();
+    entries.set(session.client, byCollection);
+  }
+  const cached = byCollection.get(collection);
+  if (cached !== undefined && cached.generation === generation) return cached.value as Promise<T>;
+  const value = load();
+  const entry: Entry = { generation, value };
+  byCollection.set(collection, entry);
+  // A failure is reported to the callers waiting for it, then forgotten, so the next read retries.
+  value.catch(() => {
+    if (byCollection.get(collection) === entry) byCollection.delete(collection);
+  });
+  return value;
+}
+
+/** Makes every shared read stale (called on each write). */
+export function forgetSharedReads(): void {
+  generation += 1;
+}
+
+/** True for requests that change the organization or report an activity's progress. */
+function isWrite(url: string): boolean {
+  return url.includes("/submit/") || url.endsWith("/query/get_activity");
+}
+
+/**
+ * Wraps `fetchImpl` so that each write request (an activity submit, or a poll of one) makes the
+ * shared reads stale, both when it is sent and when its answer arrives: a read that started in
+ * between cannot be served to a caller that comes after the write.
+ */
+export function observeWrites(fetchImpl: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    if (!isWrite(url)) return fetchImpl(input, init);
+    forgetSharedReads();
+    try {
+      return await fetchImpl(input, init);
+    } finally {
+      forgetSharedReads();
+    }
+  };
+}
+
+/**
+ * The collections the resources read, each one request shared as above. None is paginated
+ * (the service returns every item), so one answer holds every object of its kind.
+ */
+export const collections = {
+  users: (s: Session) => sharedRead(s, "list_users", () => s.client.listUsers({})),
+  userTags: (s: Session) => sharedRead(s, "list_user_tags", () => s.client.listUserTags({})),
+  policies: (s: Session) => sharedRead(s, "list_policies", () => s.client.listPolicies({})),
+  /** Invitations are only listed in the organization record. */
+  organization: (s: Session) => sharedRead(s, "get_organization", () => s.client.getOrganization({})),
+  smartContractInterfaces: (s: Session) =>
+    sharedRead(s, "list_smart_contract_interfaces", () => s.client.listSmartContractInterfaces({})),
+  wallets: (s: Session) => sharedRead(s, "list_wallets", () => s.client.listWallets({})),
+  privateKeys: (s: Session) => sharedRead(s, "list_private_keys", () => s.client.listPrivateKeys({})),
+  privateKeyTags: (s: Session) => sharedRead(s, "list_private_key_tags", () => s.client.listPrivateKeyTags({})),
+  sessionProfiles: (s: Session) => sharedRead(s, "get_session_profiles", () => s.client.getSessionProfiles({})),
+  earnEnabledVaults: (s: Session) => sharedRead(s, "list_earn_enabled_vaults", () => s.client.listEarnEnabledVaults({})),
+};
