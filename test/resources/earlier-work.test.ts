@@ -3,9 +3,11 @@
  * handlers against the real emulator, with the requests counted at a (fault-free) proxy:
  * a user tag in an organization without consensus costs no `list_activities`; a 409 on a
  * matching tag adopts it, one that differs names it and importId; an invitation an earlier
- * run made is adopted once (a second resource with the same parameters gets its own).
+ * run made is adopted once (a second resource with the same parameters gets its own); the key an
+ * earlier run generated and never recorded is replaced, a key of that name made otherwise is not.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { generateApiKeyPair, publicKeyFromPrivateKey } from "../../sdk/client/keys";
 import { handlers } from "../../sdk/resources/runtime";
 import { useRuntimeSettings } from "./harness/runtime-settings";
 import { forgetEarlierWork } from "../../sdk/resources/runtime/earlier-work";
@@ -83,5 +85,50 @@ describe("Invitation (no unique name)", () => {
     expect(historyReads()).toBe(1);
     const { organizationData } = await emu.client.getOrganization();
     expect((organizationData.invitations ?? []).filter((i) => i.receiverEmail === "dana@example.com")).toHaveLength(2);
+  });
+});
+
+describe("ApiKey with a generated key pair", () => {
+  const curveType = "API_KEY_CURVE_P256";
+
+  /** What a killed run left: the key it generated and registered, its private key lost with it. */
+  async function keyOfKilledRun(apiKeyName: string): Promise<string> {
+    const { apiKeyIds } = await emu.client.createApiKeys({
+      userId: emu.emulator.bootstrap.userId,
+      apiKeys: [{ apiKeyName, publicKey: generateApiKeyPair(curveType).publicKey, curveType }],
+    });
+    return apiKeyIds[0]!;
+  }
+
+  const keysNamed = async (apiKeyName: string) =>
+    (await emu.client.listUsers()).users.find((u) => u.userId === emu.emulator.bootstrap.userId)!.apiKeys.filter((k) => k.apiKeyName === apiKeyName);
+
+  it("replaces the key an earlier run of the same credential registered and never recorded", async () => {
+    const orphanId = await keyOfKilledRun("ci-generated");
+    const created = await handlers.ApiKey!.create(await checked("ApiKey", { userId: emu.emulator.bootstrap.userId, apiKeyName: "ci-generated", curveType }));
+    expect(created.id).not.toBe(orphanId);
+    const outs = created.outs as { publicKey: string; privateKey: string };
+    expect(publicKeyFromPrivateKey(outs.privateKey, curveType)).toBe(outs.publicKey.toLowerCase());
+    const left = await keysNamed("ci-generated");
+    expect(left.map((k) => k.apiKeyId)).toEqual([created.id]);
+  });
+
+  it("never touches a key of that name that differs from the declaration: the create fails naming it", async () => {
+    const { apiKeyIds } = await emu.client.createApiKeys({
+      userId: emu.emulator.bootstrap.userId,
+      apiKeys: [{ apiKeyName: "made-by-hand", publicKey: generateApiKeyPair("API_KEY_CURVE_ED25519").publicKey, curveType: "API_KEY_CURVE_ED25519" }],
+    });
+    const byHand = apiKeyIds[0]!;
+    const failure = await handlers.ApiKey!.create(await checked("ApiKey", { userId: emu.emulator.bootstrap.userId, apiKeyName: "made-by-hand", curveType })).catch((e: Error) => e);
+    expect(String(failure)).toContain(`the existing ApiKey "${byHand}"`);
+    expect((await keysNamed("made-by-hand")).map((k) => k.apiKeyId)).toEqual([byHand]);
+  });
+
+  it("never takes a key another resource of this run holds", async () => {
+    const inputs = await checked("ApiKey", { userId: emu.emulator.bootstrap.userId, apiKeyName: "twice", curveType });
+    const first = await handlers.ApiKey!.create(inputs);
+    const failure = await handlers.ApiKey!.create(inputs).catch((e: Error) => e);
+    expect(String(failure)).toContain(`"${first.id}" belongs to another resource of this program`);
+    expect((await keysNamed("twice")).map((k) => k.apiKeyId)).toEqual([first.id]);
   });
 });

@@ -24,8 +24,8 @@ export interface Declaration {
 /**
  * `count` resources cycling through `kinds`, every name and address unique under `prefix`
  * (a short, lowercase, alphanumeric word), so several stacks can share one organization.
- * API keys declare their public key (a generated pair's private key exists only in the run
- * that made it, so such a key cannot be adopted later).
+ * Every other API key declares its public key; the rest let keyform generate the pair (whose
+ * private key exists only in the run that made it: a killed run's key is replaced, not adopted).
  */
 export function declarations(prefix: string, count: number, kinds: readonly Kind[], userId: string): Declaration[] {
   const out: Declaration[] = [];
@@ -41,7 +41,7 @@ export function declarations(prefix: string, count: number, kinds: readonly Kind
         out.push({ kind, name, key: id, args: { policyName: id, effect: "EFFECT_DENY", condition: `activity.type == '${id}'` } });
         break;
       case "ApiKey":
-        out.push({ kind, name, key: id, args: { userId, apiKeyName: id, publicKey: generateApiKeyPair().publicKey } });
+        out.push({ kind, name, key: id, args: { userId, apiKeyName: id, ...(Math.floor(i / kinds.length) % 2 === 0 ? { publicKey: generateApiKeyPair().publicKey } : {}) } });
         break;
       case "SmartContractInterface": {
         const address = `0x${Buffer.from(id).toString("hex").padStart(40, "0").slice(-40)}`;

@@ -4,12 +4,16 @@
  * key. Without a `publicKey` input, a key pair of `curveType` is generated at create; the
  * private key is only ever an output (marked secret by the resource class).
  */
+import { ConflictError } from "../../client/errors";
 import { generateApiKeyPair } from "../../client/keys";
+import type { Activity } from "../../wire/activity";
+import type { ActivityDef } from "../../wire/define";
 import type { ApiKeyCurve } from "../../wire/enums";
 import { operations } from "../../wire/registry";
 import { rule, schemaFailures, type CheckFailure } from "./check";
 import type { Session } from "./client";
-import { createActivity } from "./earlier-activity";
+import { createActivity, LOOKUP_WINDOW_MS } from "./earlier-activity";
+import { isClaimed, recentCreates } from "./earlier-work";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { collections } from "./shared-reads";
 import { compact, containsUnknown, isUnknown } from "./values";
@@ -95,6 +99,68 @@ function createParameters(inputs: ApiKeyState, publicKey: string) {
     userId: inputs.userId,
     apiKeys: [compact({ apiKeyName: inputs.apiKeyName, publicKey, curveType, expirationSeconds: inputs.expirationSeconds })],
   };
+}
+
+const createApiKeyActivity = createActivity({
+  operation: "createApiKeys",
+  // A key pair generated at create is new each time, and its private key exists only in the
+  // run that generated it: such a create is never matched with an earlier one (see
+  // `orphanedGeneratedKey` for what happens to the key such a run left behind).
+  parameters: (inputs: ApiKeyState) => (inputs.publicKey === undefined ? undefined : createParameters(inputs, inputs.publicKey)),
+  createdId: (result) => (result.apiKeyIds.length === 1 ? result.apiKeyIds[0] : undefined),
+});
+
+/**
+ * Whether `activity` is the create of API key `key` by this run's own credential, with the
+ * declared name, curve and expiration: what a keyform create of a generated pair submits.
+ */
+function isOwnGeneratedCreate(activity: Activity, key: LiveApiKey, inputs: ApiKeyState, credentialPublicKey: string, nowMs: number): boolean {
+  const def = operations.createApiKeys as ActivityDef;
+  if (activity.type !== def.type || activity.status !== "ACTIVITY_STATUS_COMPLETED") return false;
+  if (nowMs - Number(activity.createdAt) > LOOKUP_WINDOW_MS) return false;
+  const intent = def.parameters.safeParse(activity.intent[def.intentKey]);
+  const result = def.result.safeParse(activity.result[def.resultKey]);
+  if (!intent.success || !result.success) return false;
+  const { userId, apiKeys } = intent.data as ReturnType<typeof createParameters>;
+  const { apiKeyIds } = result.data as { apiKeyIds: string[] };
+  const [sent] = apiKeys;
+  return (
+    apiKeys.length === 1 &&
+    apiKeyIds.length === 1 &&
+    apiKeyIds[0] === key.apiKeyId &&
+    userId === inputs.userId &&
+    sent?.apiKeyName === inputs.apiKeyName &&
+    sent.curveType === inputs.curveType &&
+    (sent.expirationSeconds ?? undefined) === (inputs.expirationSeconds ?? undefined) &&
+    sameHex(sent.publicKey, key.publicKey) &&
+    // Votes name the credential that submitted; the service records them on requests that went
+    // through consensus, so an activity without votes cannot be told apart by its submitter.
+    (activity.votes.length === 0 ||
+      activity.votes.some((vote) => vote.selection === "VOTE_SELECTION_APPROVED" && sameHex(vote.publicKey, credentialPublicKey)))
+  );
+}
+
+/**
+ * After a 409 on a generated key's name: the key holding the name when an earlier run of
+ * keyform registered it and never recorded it (killed, or its answer lost), `undefined`
+ * otherwise. Such a key is an orphan nobody can use: its private key existed only in the
+ * memory of the run that generated it. It counts as that run's only when a completed
+ * create_api_keys activity of the last 7 days registered exactly it, for this user, name,
+ * curve and expiration (and, when the activity records votes, was submitted by the credential
+ * this run uses), and no other resource of this run holds it. Replacing it is what the
+ * declaration asks for anyway: a key this stack did not generate, adopted by `importId`, is
+ * replaced by a generated one too. A key that differs in curve or expiration is left alone.
+ */
+async function orphanedGeneratedKey(session: Session, inputs: ApiKeyState): Promise<LiveApiKey | undefined> {
+  const holder = (await collections.users(session)).users
+    .find((u) => u.userId === inputs.userId)
+    ?.apiKeys.find((k) => k.apiKeyName === inputs.apiKeyName);
+  if (holder === undefined || isClaimed(apiKeySpec.kind, session.organizationId, holder.apiKeyId)) return undefined;
+  const key = await fetchApiKey(session, holder.apiKeyId, inputs.userId);
+  if (key === undefined) return undefined;
+  const nowMs = Date.now();
+  const history = await recentCreates(session, createApiKeyActivity);
+  return history.some((activity) => isOwnGeneratedCreate(activity, key, inputs, session.credentialPublicKey, nowMs)) ? key : undefined;
 }
 
 export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = {
@@ -206,13 +272,7 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
       expirationSeconds: outs.expirationSeconds,
       publicKey: outs.privateKey === undefined ? outs.publicKey : undefined,
     }),
-  createActivity: createActivity({
-    operation: "createApiKeys",
-    // A key pair generated at create is new each time, and its private key exists only in the
-    // run that generated it: such a create is never matched with an earlier one.
-    parameters: (inputs: ApiKeyState) => (inputs.publicKey === undefined ? undefined : createParameters(inputs, inputs.publicKey)),
-    createdId: (result) => (result.apiKeyIds.length === 1 ? result.apiKeyIds[0] : undefined),
-  }),
+  createActivity: createApiKeyActivity,
   async findExisting(session, inputs) {
     // A name is unique per user, a public key per organization: the key holding either.
     const apiKeys = (await collections.users(session)).users.find((u) => u.userId === inputs.userId)?.apiKeys ?? [];
@@ -225,7 +285,18 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
   async create(session, inputs) {
     const pair = inputs.publicKey === undefined ? generateApiKeyPair(inputs.curveType as ApiKeyCurve) : undefined;
     const publicKey = pair?.publicKey ?? (inputs.publicKey as string);
-    const result = await session.client.createApiKeys(createParameters(inputs, publicKey));
+    const submit = () => session.client.createApiKeys(createParameters(inputs, publicKey));
+    let result: Awaited<ReturnType<typeof submit>>;
+    try {
+      result = await submit();
+    } catch (error) {
+      // An earlier run generated a pair under this name and died before recording it: that
+      // key can never be used, so it is replaced by this run's pair instead of blocking it.
+      const orphan = pair !== undefined && error instanceof ConflictError ? await orphanedGeneratedKey(session, inputs) : undefined;
+      if (orphan === undefined) throw error;
+      await session.client.deleteApiKeys({ userId: orphan.userId, apiKeyIds: [orphan.apiKeyId] });
+      result = await submit();
+    }
     const id = result.apiKeyIds[0];
     if (id === undefined) throw new Error("create_api_keys returned no apiKeyIds");
     return { id, carry: pair ? { privateKey: pair.privateKey, publicKey: pair.publicKey } : {} };

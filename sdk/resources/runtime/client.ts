@@ -11,6 +11,8 @@ import { observeWrites } from "./shared-reads";
 export interface Session {
   readonly organizationId: string;
   readonly client: KeyformClient;
+  /** The public key of the API key the client stamps with: who submits this run's activities. */
+  readonly credentialPublicKey: string;
 }
 
 const cache = new Map<string, KeyformClient>();
@@ -52,5 +54,5 @@ export function sessionFor(settings: Settings, organizationId: string, purpose: 
     });
     cache.set(key, client);
   }
-  return { organizationId, client };
+  return { organizationId, client, credentialPublicKey: apiPublicKey };
 }
