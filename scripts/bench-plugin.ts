@@ -44,7 +44,7 @@ class PluginPolicy extends pulumi.CustomResource {
 }
 
 function policyArgs(i: number) {
-  return { policyName: `policy ${i}`, effect: "EFFECT_DENY", condition: `activity.type == 'T${i}'` };
+  return { policyName: `policy ${i}`, effect: "EFFECT_DENY" as const, condition: `activity.type == 'T${i}'` };
 }
 
 function program(way: Way, n: number) {

@@ -1,80 +1,27 @@
 /**
  * @module cli/export-model
  * Reads a live organization into the resources of a keyform program: one entry per object,
- * with the inputs that reproduce it and its id as `importId`. The inputs come from the
- * resources' own `read` (the same code `pulumi refresh` runs), so the program they make
- * declares exactly what the providers compare: the first `up` adopts every object without
- * changing it, and later previews report no changes.
+ * with the inputs that reproduce it and its id as `importId`. Which objects exist comes from each
+ * registered resource's `list`, and their inputs from the resources' own `read` (the same code
+ * `pulumi refresh` runs), projected onto the inputs the resource's description declares. So
+ * every registered resource is exported, and the program declares exactly what the providers
+ * compare: the first `up` adopts every object without changing it, and later previews report
+ * no changes.
  */
-import type { KeyformClient } from "../client/client";
-import { configure, handlers } from "../resources/runtime";
+import { configure, registeredSpecs } from "../resources/runtime";
+import type { Session } from "../resources/runtime/client";
+import type { PropertyDescription, PropertyType } from "../resources/runtime/describe";
+import { handlerFor } from "../resources/runtime";
 
 /** One resource of the exported program. */
 export interface ExportedResource {
   /** The keyform class, e.g. `UserTag`. */
   readonly className: string;
-  /** The Pulumi resource name (unique per class). */
+  /** The Pulumi resource name (unique in the program). */
   readonly name: string;
-  /** Declared inputs, `importId` last. */
+  /** Declared inputs, `importId` last (where the class adopts by `importId`). */
   readonly inputs: Readonly<Record<string, unknown>>;
 }
-
-/** An object to export: its id, what `read` needs to find it, and a label to name it by. */
-interface Found {
-  readonly id: string;
-  readonly hint: Record<string, unknown>;
-  readonly label: string;
-}
-
-/** How to list the objects of one class (the order of this table is the order in the program). */
-interface ExportedKind {
-  readonly className: string;
-  list(client: KeyformClient, skipApiKey: string | undefined): Promise<Found[]>;
-}
-
-const KINDS: readonly ExportedKind[] = [
-  {
-    className: "UserTag",
-    async list(client) {
-      const { userTags } = await client.listUserTags({});
-      return userTags.filter((t) => t.tagType === "TAG_TYPE_USER").map((t) => ({ id: t.tagId, hint: {}, label: t.tagName }));
-    },
-  },
-  {
-    className: "Policy",
-    async list(client) {
-      const { policies } = await client.listPolicies({});
-      return policies.map((p) => ({ id: p.policyId, hint: {}, label: p.policyName }));
-    },
-  },
-  {
-    className: "ApiKey",
-    async list(client, skipApiKey) {
-      const { users } = await client.listUsers({});
-      return users.flatMap((u) =>
-        u.apiKeys
-          .filter((k) => k.credential.publicKey.toLowerCase() !== skipApiKey)
-          .map((k) => ({ id: k.apiKeyId, hint: { userId: u.userId }, label: `${u.userName}-${k.apiKeyName}` })),
-      );
-    },
-  },
-  {
-    className: "Invitation",
-    async list(client) {
-      const { organizationData } = await client.getOrganization({});
-      return (organizationData.invitations ?? [])
-        .filter((i) => i.status !== "INVITATION_STATUS_REVOKED")
-        .map((i) => ({ id: i.invitationId, hint: {}, label: i.receiverEmail }));
-    },
-  },
-  {
-    className: "SmartContractInterface",
-    async list(client) {
-      const { smartContractInterfaces } = await client.listSmartContractInterfaces({});
-      return smartContractInterfaces.map((s) => ({ id: s.smartContractInterfaceId, hint: {}, label: s.label }));
-    },
-  },
-];
 
 /** A Pulumi resource name from a label: lowercase words joined by dashes. */
 function slug(label: string, fallback: string): string {
@@ -83,28 +30,63 @@ function slug(label: string, fallback: string): string {
 }
 
 /**
- * Every tag, policy, API key, invitation and smart contract interface of the client's
- * organization, as resources adopted by `importId`. The API key the export runs with is left
- * out (`skipApiKey`): a program that adopts its own credential would delete it on destroy.
- * Settings must be in the environment (`KEYFORM_*`): the reads run through the providers' code.
+ * `value` as an input of type `type`: objects keep only the properties the description declares
+ * (a read reports outputs such as an account's address beside the declared ones), JSON
+ * documents held as text become the document, and an empty text (how the service reports an
+ * unset optional field) is left out.
  */
-export async function exportOrganization(client: KeyformClient, skipApiKey?: string): Promise<ExportedResource[]> {
+function asInput(type: PropertyType, value: unknown): unknown {
+  if (value === "" || value === null || value === undefined) return undefined;
+  switch (type.type) {
+    case "json":
+      if (typeof value !== "string") return value;
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        return value;
+      }
+    case "array":
+      return Array.isArray(value) ? value.map((item) => asInput(type.items, item)) : value;
+    case "object":
+      if (type.properties === undefined || typeof value !== "object") return value;
+      return declaredInputs(type.properties, value as Record<string, unknown>);
+    default:
+      return value;
+  }
+}
+
+/** The values of `properties` in `values`, in the order of the description. */
+function declaredInputs(properties: Readonly<Record<string, PropertyDescription>>, values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(properties)) {
+    const value = asInput(property, values[name]);
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * Every object of every registered resource class in the session's organization, as resources
+ * adopted by `importId`. The API key the session signs with, and its user, are left out (see
+ * `listing.ts`). Settings must be in the environment (`KEYFORM_*`): the reads run through the
+ * providers' code.
+ */
+export async function exportOrganization(session: Session): Promise<ExportedResource[]> {
   configure({ config: { get: () => undefined } });
   const resources: ExportedResource[] = [];
   // Unique across classes: a Pulumi YAML program names every resource in one namespace.
   const taken = new Set<string>();
-  for (const kind of KINDS) {
-    const handler = handlers[kind.className]!;
-    for (const found of await kind.list(client, skipApiKey?.toLowerCase())) {
-      const read = await handler.read(found.id, found.hint);
+  for (const spec of registeredSpecs()) {
+    const handler = handlerFor(spec.kind);
+    for (const found of await spec.list(session)) {
+      const read = await handler.read(found.id, { ...found.hint, organizationId: session.organizationId });
       if (read.id === "" || read.inputs === undefined) continue; // gone meanwhile
-      const { organizationId: _organizationId, importId: _importId, ...readInputs } = read.inputs as Record<string, unknown>;
-      // An empty text is how the service reports an unset optional field; leaving it out reads better.
-      const inputs = Object.fromEntries(Object.entries(readInputs).filter(([, value]) => value !== ""));
-      let name = slug(found.label, kind.className.toLowerCase());
-      for (let n = 2; taken.has(name); n++) name = `${slug(found.label, kind.className.toLowerCase())}-${n}`;
+      const inputs = declaredInputs(spec.describe.inputs, read.inputs as Record<string, unknown>);
+      const base = slug(found.label, spec.kind.toLowerCase());
+      let name = base;
+      for (let n = 2; taken.has(name); n++) name = `${base}-${n}`;
       taken.add(name);
-      resources.push({ className: kind.className, name, inputs: { ...inputs, importId: found.id } });
+      resources.push({ className: spec.kind, name, inputs: spec.describe.importId === false ? inputs : { ...inputs, importId: found.id } });
     }
   }
   return resources;

@@ -1,8 +1,7 @@
 /**
  * @module cli/export-render
  * Writers of an exported organization, one per program format, all from the same list of
- * resources: adding a format (Pulumi YAML, once keyform has a provider plugin) is one more
- * entry in {@link RENDERERS}.
+ * resources: adding a format is one more entry in {@link RENDERERS}.
  */
 import type { ExportedResource } from "./export-model";
 
@@ -12,16 +11,11 @@ export interface Renderer {
   render(resources: readonly ExportedResource[], organizationId: string): string;
 }
 
-/** A value as TypeScript source: JSON text documents become objects, so they read as code. */
-function tsValue(key: string, value: unknown, indent: string): string {
-  if (key === "smartContractInterface" && typeof value === "string") {
-    try {
-      return JSON.stringify(JSON.parse(value), null, 2).replace(/\n/g, `\n${indent}`);
-    } catch {
-      // Not JSON: keep the text.
-    }
-  }
-  return JSON.stringify(value);
+/** A value as TypeScript source: JSON, spread over lines when it is long. */
+function tsValue(value: unknown, indent: string): string {
+  const flat = JSON.stringify(value);
+  if (flat.length <= 100 || typeof value !== "object") return flat;
+  return JSON.stringify(value, null, 2).replace(/\n/g, `\n${indent}`);
 }
 
 const typescript: Renderer = {
@@ -36,7 +30,7 @@ const typescript: Renderer = {
     ];
     for (const r of resources) {
       lines.push(`new keyform.${r.className}(${JSON.stringify(r.name)}, {`);
-      for (const [key, value] of Object.entries(r.inputs)) lines.push(`  ${key}: ${tsValue(key, value, "  ")},`);
+      for (const [key, value] of Object.entries(r.inputs)) lines.push(`  ${key}: ${tsValue(value, "  ")},`);
       lines.push("});", "");
     }
     return lines.join("\n");

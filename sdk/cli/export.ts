@@ -5,9 +5,8 @@
  */
 import * as fs from "node:fs";
 import { Command, Option } from "commander";
-import { ApiKeyStamper } from "../client/api-key-stamper";
-import { KeyformClient } from "../client/client";
 import { currentSettings } from "../resources/runtime";
+import { sessionFor } from "../resources/runtime/client";
 import { requireSetting } from "../resources/runtime/settings";
 import { exportOrganization } from "./export-model";
 import { RENDERERS } from "./export-render";
@@ -15,20 +14,14 @@ import { RENDERERS } from "./export-render";
 /** The `export` command. */
 export function exportCommand(): Command {
   return new Command("export")
-    .description("write a keyform program that adopts every tag, policy, API key, invitation and contract interface of the organization")
+    .description("write a keyform program that adopts every object of the organization (all resource classes), but the API key it runs with and its user")
     .addOption(new Option("-f, --format <format>", "program format").choices(Object.keys(RENDERERS)).default("typescript"))
     .option("-o, --out <file>", "write the program to this file (default: standard output; index.ts or Pulumi.yaml are the usual names)")
     .action(async (opts: { format: string; out?: string }) => {
       const settings = currentSettings();
       const purpose = "keyform export";
       const organizationId = requireSetting(settings, "organizationId", purpose);
-      const apiPublicKey = requireSetting(settings, "apiPublicKey", purpose);
-      const client = new KeyformClient({
-        baseUrl: settings.baseUrl,
-        organizationId,
-        stamper: new ApiKeyStamper({ apiPublicKey, apiPrivateKey: requireSetting(settings, "apiPrivateKey", purpose) }),
-      });
-      const resources = await exportOrganization(client, apiPublicKey);
+      const resources = await exportOrganization(sessionFor(settings, organizationId, purpose));
       const program = RENDERERS[opts.format]!.render(resources, organizationId);
       if (opts.out === undefined) process.stdout.write(program);
       else {

@@ -8,7 +8,7 @@
  * SDKs without another edit.
  */
 import { registeredSpecs } from "../resources/runtime";
-import type { PropertyDescription, PropertyType, ResourceDescription } from "../resources/runtime/describe";
+import { allInputs, allOutputs, secretOutputNames, singularName, type PropertyDescription, type PropertyType } from "../resources/runtime/describe";
 import type { AnyResourceSpec } from "../resources/runtime/framework";
 import { DATA_FUNCTIONS } from "../resources/runtime/queries";
 import { SETTINGS_DESCRIPTION } from "./config";
@@ -34,10 +34,27 @@ export type SchemaProperty = Record<string, unknown>;
 /** Types named in the schema's `types` section (object types with known properties). */
 type NamedTypes = Record<string, Record<string, unknown>>;
 
-/** The schema type spec of a {@link PropertyType}; nested objects are named `<owner><Prop>`. */
-function typeSpec(type: PropertyType, owner: string, types: NamedTypes): SchemaProperty {
+/** Which side of a resource a type is written for: nested objects may differ between the two. */
+type Side = "input" | "output";
+
+/** Registers `spec` as type `name` and returns its reference; an output shape unlike the input one of the same name gets `Details` appended. */
+function namedType(name: string, spec: Record<string, unknown>, side: Side, types: NamedTypes): SchemaProperty {
+  let token = `${PACKAGE}:index:${name}`;
+  const existing = types[token];
+  if (existing !== undefined && side === "output" && JSON.stringify(existing) !== JSON.stringify(spec)) token = `${token}Details`;
+  types[token] = spec;
+  return { $ref: `#/types/${token}` };
+}
+
+/**
+ * The schema type spec of a {@link PropertyType}: nested objects and enums become named types,
+ * `<owner>` (a list's element is named in the singular, `WalletAccount`).
+ */
+function typeSpec(type: PropertyType, owner: string, side: Side, types: NamedTypes): SchemaProperty {
   switch (type.type) {
     case "string":
+      if (type.enum === undefined) return { type: "string" };
+      return namedType(owner, { type: "string", description: `The values of \`${owner}\`.`, enum: type.enum.map((value) => ({ value })) }, side, types);
     case "integer":
     case "number":
     case "boolean":
@@ -45,38 +62,34 @@ function typeSpec(type: PropertyType, owner: string, types: NamedTypes): SchemaP
     case "json":
       return { $ref: "pulumi.json#/Any" };
     case "array":
-      return { type: "array", items: typeSpec(type.items, owner, types) };
+      return { type: "array", items: typeSpec(type.items, singularName(owner), side, types) };
     case "object": {
       if (type.properties === undefined) {
-        return { type: "object", additionalProperties: type.additionalProperties ? typeSpec(type.additionalProperties, owner, types) : { $ref: "pulumi.json#/Any" } };
+        return { type: "object", additionalProperties: type.additionalProperties ? typeSpec(type.additionalProperties, owner, side, types) : { $ref: "pulumi.json#/Any" } };
       }
-      const token = `${PACKAGE}:index:${owner}`;
-      types[token] = {
+      const spec = {
         type: "object",
-        properties: propertiesOf(type.properties, owner, types),
+        description: `\`${owner}\`: ${Object.keys(type.properties).map((k) => `\`${k}\``).join(", ")}.`,
+        properties: propertiesOf(type.properties, owner, side, types),
         required: requiredOf(type.properties),
       };
-      return { $ref: `#/types/${token}` };
+      return namedType(owner, spec, side, types);
     }
   }
 }
 
-function propertySpec(name: string, property: PropertyDescription, owner: string, types: NamedTypes): SchemaProperty {
-  // Enums stay plain strings (the TypeScript API takes any string too); the values are listed
-  // in the description unless it names them already.
-  const allowed = property.type === "string" ? property.enum : undefined;
-  const listed = allowed === undefined || allowed.every((v) => property.description.includes(v));
+function propertySpec(name: string, property: PropertyDescription, owner: string, side: Side, types: NamedTypes): SchemaProperty {
   const spec: SchemaProperty = {
-    ...typeSpec(property, `${owner}${name[0]!.toUpperCase()}${name.slice(1)}`, types),
-    description: listed ? property.description : `${property.description} One of: ${allowed.map((v) => `\`${v}\``).join(", ")}.`,
+    ...typeSpec(property, `${owner}${name[0]!.toUpperCase()}${name.slice(1)}`, side, types),
+    description: property.description,
   };
   if (property.secret) spec.secret = true;
   if (property.replaceOnChange) spec.replaceOnChanges = true;
   return spec;
 }
 
-function propertiesOf(properties: Readonly<Record<string, PropertyDescription>>, owner: string, types: NamedTypes): Record<string, SchemaProperty> {
-  return Object.fromEntries(Object.entries(properties).map(([name, p]) => [name, propertySpec(name, p, owner, types)]));
+function propertiesOf(properties: Readonly<Record<string, PropertyDescription>>, owner: string, side: Side, types: NamedTypes): Record<string, SchemaProperty> {
+  return Object.fromEntries(Object.entries(properties).map(([name, p]) => [name, propertySpec(name, p, owner, side, types)]));
 }
 
 function requiredOf(properties: Readonly<Record<string, PropertyDescription>>): string[] {
@@ -85,55 +98,28 @@ function requiredOf(properties: Readonly<Record<string, PropertyDescription>>): 
     .map(([name]) => name);
 }
 
-/** The inputs every resource has besides its own, as descriptions. */
-function baseInputs(description: ResourceDescription, kind: string): Record<string, PropertyDescription> {
-  const base: Record<string, PropertyDescription> = {
-    organizationId: {
-      type: "string",
-      description: "The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object.",
-      replaceOnChange: true,
-    },
-  };
-  if (description.importId !== false) {
-    base.importId = {
-      type: "string",
-      description: `Adopt the existing ${kind} with this id instead of creating one; it is updated to match the inputs where the service allows, and fails naming the differences otherwise.`,
-    };
-  }
-  return base;
-}
-
 /** The inputs of a resource as the schema lists them: its own, then the base ones. */
 export function schemaInputs(spec: AnyResourceSpec): Record<string, PropertyDescription> {
-  return { ...spec.describe.inputs, ...baseInputs(spec.describe, spec.kind) };
+  return allInputs(spec.kind, spec.describe);
 }
 
 /** The outputs of a resource as the schema lists them: its own, then `organizationId`. */
 export function schemaOutputs(spec: AnyResourceSpec): Record<string, PropertyDescription> {
-  const outputs: Record<string, PropertyDescription> = {
-    ...spec.describe.outputs,
-    organizationId: { type: "string", description: "The organization the object lives in." },
-  };
-  if (spec.describe.importId !== false) {
-    outputs.importId = { type: "string", description: "The `importId` the object was adopted with, if any." };
-  }
-  return outputs;
+  return allOutputs(spec.describe);
 }
 
 /** The names of the outputs the schema marks secret: they are returned as secrets. */
 export function secretOutputs(spec: AnyResourceSpec): string[] {
-  return Object.entries(spec.describe.outputs)
-    .filter(([, p]) => p.secret)
-    .map(([name]) => name);
+  return secretOutputNames(spec.describe);
 }
 
 function resourceSchema(spec: AnyResourceSpec, types: NamedTypes): Record<string, unknown> {
   const inputs = schemaInputs(spec);
   return {
     description: spec.describe.description,
-    inputProperties: propertiesOf(inputs, spec.kind, types),
+    inputProperties: propertiesOf(inputs, spec.kind, "input", types),
     requiredInputs: requiredOf(inputs),
-    properties: propertiesOf(schemaOutputs(spec), spec.kind, types),
+    properties: propertiesOf(schemaOutputs(spec), spec.kind, "output", types),
     // The id output and the organization are always known once the object exists.
     required: [spec.idProperty, "organizationId"],
   };

@@ -1,6 +1,6 @@
 /**
- * `keyform export` end to end: an organization built by hand (a tag with members, a policy with
- * a condition and a consensus, API keys on two curves, an invitation, a contract interface) is
+ * `keyform export` end to end: an organization built by hand (a user, a tag with members, a policy
+ * with a condition and a consensus, API keys on two curves, an invitation, a contract interface) is
  * exported as a TypeScript program and as a Pulumi YAML program. In a `pulumi new
  * typescript`-shaped project (index.ts, no build step), and in a YAML project through the
  * provider plugin, the first `pulumi up` adopts every object without changing the organization
@@ -16,25 +16,13 @@ import { generateApiKeyPair } from "../../sdk/client/keys";
 import { createWorkDirStack, repoRoot } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { changes, emulatorEnv } from "../resources/harness/engine-harness";
-import { writeTypeScriptProject } from "../support/typescript-project";
+import { linkedTypeScriptProject } from "../support/typescript-project";
 import { settingsConfig } from "./plugin-support";
 
 const run = promisify(execFile);
 
 let emu: TestEmulator;
 let project: string;
-
-/** A TypeScript Pulumi project as `pulumi new typescript` lays it out, keyform linked in. */
-function typescriptProject(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-export-"));
-  writeTypeScriptProject(dir, "exported-org");
-  fs.mkdirSync(path.join(dir, "node_modules"));
-  for (const dependency of ["@pulumi", "@types", "typescript"]) {
-    fs.symlinkSync(path.join(repoRoot, "node_modules", dependency), path.join(dir, "node_modules", dependency));
-  }
-  fs.symlinkSync(repoRoot, path.join(dir, "node_modules", "keyform"));
-  return dir;
-}
 
 /** Everything the export covers, as the service reports it. */
 async function snapshot() {
@@ -98,7 +86,7 @@ let before: Awaited<ReturnType<typeof snapshot>>;
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  project = typescriptProject();
+  project = linkedTypeScriptProject(repoRoot, "exported-org");
   await buildByHand();
   before = await snapshot();
 }, 120_000);
@@ -111,8 +99,9 @@ afterAll(async () => {
 describe("keyform export", () => {
   it("writes a program whose first up adopts everything unchanged and whose preview is empty", { timeout: 600_000 }, async () => {
     const program = await exportTo(path.join(project, "index.ts"), "typescript");
-    // tag, policy, dana's two keys (not the root key the export ran with), invitation, interface
-    expect(program.match(/^  importId: /gm), program).toHaveLength(6);
+    // the tag, the policy, dana's two keys, the invitation, the interface, dana, the root quorum
+    // (not the root user and the key the export ran with)
+    expect(program.match(/^  importId: /gm), program).toHaveLength(8);
     expect(program).not.toContain(emu.emulator.bootstrap.apiPublicKey);
     expect(program).toContain('new keyform.Policy("ops-approve-signing"');
 
@@ -122,7 +111,7 @@ describe("keyform export", () => {
     const { stack, cleanup } = await createWorkDirStack({ workDir: project, envVars: emulatorEnv(emu.emulator) });
     try {
       const up = await stack.up();
-      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 6 });
+      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 8 });
       expect(await snapshot()).toEqual(before);
       expect(changes((await stack.preview()).changeSummary)).toEqual({});
     } finally {
@@ -134,11 +123,11 @@ describe("keyform export", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-export-yaml-"));
     try {
       const program = await exportTo(path.join(dir, "Pulumi.yaml"), "yaml");
-      expect(program.match(/^      importId: /gm), program).toHaveLength(6);
+      expect(program.match(/^      importId: /gm), program).toHaveLength(8);
       const { stack, cleanup } = await createWorkDirStack({ workDir: dir, config: settingsConfig(emu) });
       try {
         const up = await stack.up();
-        expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 6 });
+        expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 8 });
         expect(await snapshot()).toEqual(before);
         expect(changes((await stack.preview()).changeSummary)).toEqual({});
       } finally {

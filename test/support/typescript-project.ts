@@ -5,6 +5,7 @@
  * runs through ts-node, without a build step.
  */
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 
 /**
@@ -31,4 +32,20 @@ export function writeTypeScriptProject(dir: string, name: string): void {
   fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\n`);
   fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name, private: true, main: "index.ts" }, null, 2));
   fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: PULUMI_TEMPLATE_COMPILER_OPTIONS, files: ["index.ts"] }, null, 2));
+}
+
+/**
+ * A new TypeScript project `name` in a temporary folder, with this checkout linked in as its
+ * `keyform` dependency (and Pulumi's and TypeScript's packages from the checkout's
+ * node_modules). The program goes into `index.ts`.
+ */
+export function linkedTypeScriptProject(repoRoot: string, name: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
+  writeTypeScriptProject(dir, name);
+  fs.mkdirSync(path.join(dir, "node_modules"));
+  for (const dependency of ["@pulumi", "@types", "typescript"]) {
+    fs.symlinkSync(path.join(repoRoot, "node_modules", dependency), path.join(dir, "node_modules", dependency));
+  }
+  fs.symlinkSync(repoRoot, path.join(dir, "node_modules", "keyform"));
+  return dir;
 }

@@ -14,6 +14,7 @@ import { rule, schemaFailures, type CheckFailure } from "./check";
 import type { Session } from "./client";
 import { createActivity, LOOKUP_WINDOW_MS } from "./earlier-activity";
 import { isClaimed, recentCreates } from "./earlier-work";
+import { isOwnKey, type ListObjects } from "./listing";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { collections } from "./shared-reads";
 import { compact, containsUnknown, isUnknown } from "./values";
@@ -163,11 +164,22 @@ async function orphanedGeneratedKey(session: Session, inputs: ApiKeyState): Prom
   return history.some((activity) => isOwnGeneratedCreate(activity, key, inputs, session.credentialPublicKey, nowMs)) ? key : undefined;
 }
 
+/** Every API key of every user, but the one the session signs with. */
+const listApiKeys: ListObjects = async (session) =>
+  (await collections.users(session)).users.flatMap((u) =>
+    u.apiKeys
+      .filter((k) => !isOwnKey(session, k.credential.publicKey))
+      .map((k) => ({ id: k.apiKeyId, hint: { userId: u.userId }, label: `${u.userName}-${k.apiKeyName}` })),
+  );
+
 export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = {
   kind: "ApiKey",
+  list: listApiKeys,
   describe: {
     description:
       "An API key of a user. Every input change replaces the key (the service has no update). Without `publicKey`, keyform generates a key pair and returns the private key as a secret output.",
+    example: 'const ci = new keyform.ApiKey("ci", { userId: bot.userId, apiKeyName: "ci" });\nexport const ciPrivateKey = ci.privateKey; // a secret',
+    importIdMeaning: "the key's id, `apiKeyId`; declare its `publicKey`",
     inputs: {
       userId: { type: "string", description: "The user the key belongs to.", required: true, replaceOnChange: true },
       apiKeyName: { type: "string", description: "The key's name.", required: true, replaceOnChange: true },
@@ -182,7 +194,7 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
         description: "`API_KEY_CURVE_P256` (default), `API_KEY_CURVE_SECP256K1` or `API_KEY_CURVE_ED25519`.",
         replaceOnChange: true,
       },
-      expirationSeconds: { type: "string", description: "Validity in seconds, as a decimal string. Default: no expiry.", replaceOnChange: true },
+      expirationSeconds: { type: "string", acceptsNumber: true, description: "Validity in seconds, as a decimal string (or a number). Default: no expiry.", replaceOnChange: true },
     },
     outputs: {
       apiKeyId: { type: "string", description: "The key's id." },
@@ -192,10 +204,11 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
         type: "string",
         description: "The generated private key hex; only when keyform generated the pair.",
         secret: true,
+        optional: true,
       },
       userId: { type: "string", description: "The user the key belongs to." },
-      curveType: { type: "string", description: "The key's curve." },
-      expirationSeconds: { type: "string", description: "Validity in seconds, when the key expires." },
+      curveType: { type: "string", enum: ["API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519"], description: "The key's curve." },
+      expirationSeconds: { type: "string", description: "Validity in seconds, when the key expires.", optional: true },
     },
   },
   idProperty: "apiKeyId",

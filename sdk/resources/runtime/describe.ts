@@ -11,7 +11,11 @@
 
 /** The type of one property, in the terms of a Pulumi package schema. */
 export type PropertyType =
-  | { readonly type: "string"; readonly enum?: readonly string[] }
+  /**
+   * Text; `enum` lists the values the service accepts (a literal union in TypeScript, an enum in
+   * the schema); `acceptsNumber` lets the TypeScript classes take a number for a decimal string.
+   */
+  | { readonly type: "string"; readonly enum?: readonly string[]; readonly acceptsNumber?: boolean }
   | { readonly type: "integer" }
   | { readonly type: "number" }
   | { readonly type: "boolean" }
@@ -35,6 +39,12 @@ export type PropertyDescription = PropertyType & {
   readonly required?: boolean;
   /** A change replaces the object (inputs only); mirrors the diff rule of the property. */
   readonly replaceOnChange?: boolean;
+  /** The TypeScript class fills it with the resource's name when the program leaves it unset (inputs only). */
+  readonly defaultsToResourceName?: boolean;
+  /** A plain value in TypeScript, never a promise or an output: it decides the resource options (inputs only). */
+  readonly plain?: boolean;
+  /** The output can be absent (outputs only; nested objects say it with `required`). */
+  readonly optional?: boolean;
 };
 
 /** Everything the front doors need to know about one resource beyond its CRUD logic. */
@@ -50,4 +60,80 @@ export interface ResourceDescription {
   readonly inputs: Readonly<Record<string, PropertyDescription>>;
   /** Outputs besides the base one (`organizationId`). */
   readonly outputs: Readonly<Record<string, PropertyDescription>>;
+  /** A short TypeScript program fragment using the class (`keyform.<Kind>`), for the docs and the schema. */
+  readonly example: string;
+  /** What `importId` (and `pulumi import` with the plugin) takes, e.g. "the wallet's id (`walletId`)". */
+  readonly importIdMeaning?: string;
+  /**
+   * The input that, unless true, makes the object retained on destroy (`retainOnDelete`): key
+   * material is never deleted by accident. It must be a `plain` input.
+   */
+  readonly retainedUnless?: string;
+  /** Inputs holding policy-language expressions, linted when the TypeScript class is constructed. */
+  readonly expressionInputs?: readonly string[];
+}
+
+/** The inputs every resource has besides its own. */
+export function baseInputs(kind: string, description: ResourceDescription): Record<string, PropertyDescription> {
+  const base: Record<string, PropertyDescription> = {
+    organizationId: {
+      type: "string",
+      description: "The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object.",
+      replaceOnChange: true,
+    },
+  };
+  if (description.importId !== false) {
+    base.importId = {
+      type: "string",
+      description:
+        `Adopt the existing ${kind} with this id (${description.importIdMeaning ?? "its id"}) instead of creating one; it is updated to ` +
+        "match the inputs where the service allows, and fails naming the differences otherwise. Read only at creation.",
+    };
+  }
+  return base;
+}
+
+/** Every input of a resource: its own, then the base ones. */
+export function allInputs(kind: string, description: ResourceDescription): Record<string, PropertyDescription> {
+  return { ...description.inputs, ...baseInputs(kind, description) };
+}
+
+/** Every output of a resource: its own, then `organizationId` (and `importId` where adoption exists). */
+export function allOutputs(description: ResourceDescription): Record<string, PropertyDescription> {
+  const outputs: Record<string, PropertyDescription> = {
+    ...description.outputs,
+    organizationId: { type: "string", description: "The organization the object lives in." },
+  };
+  if (description.importId !== false) {
+    outputs.importId = { type: "string", description: "The `importId` the object was adopted with, if any.", optional: true };
+  }
+  return outputs;
+}
+
+/** The outputs that are secrets: returned and stored encrypted. */
+export function secretOutputNames(description: ResourceDescription): string[] {
+  return Object.entries(description.outputs)
+    .filter(([, p]) => p.secret)
+    .map(([name]) => name);
+}
+
+/**
+ * Which inputs change in place and which replace the object, in words, from the
+ * `replaceOnChange` flags (the diff rules mirror them).
+ */
+export function changeBehaviour(kind: string, description: ResourceDescription): string {
+  const inputs = allInputs(kind, description);
+  const names = (replace: boolean) =>
+    Object.entries(inputs)
+      .filter(([name, p]) => name !== "importId" && (p.replaceOnChange ?? false) === replace)
+      .map(([name]) => `\`${name}\``);
+  const inPlace = names(false);
+  return (inPlace.length > 0 ? `Changes in place: ${inPlace.join(", ")}. ` : "Nothing changes in place. ") + `A change of ${names(true).join(", ")} replaces it.`;
+}
+
+/** The name of one element of a list named `name`: `WalletAccounts` → `WalletAccount`, `policies` → `policy`. */
+export function singularName(name: string): string {
+  if (name.endsWith("ies")) return `${name.slice(0, -3)}y`;
+  if (name.endsWith("sses") || name.endsWith("xes")) return name.slice(0, -2);
+  return name.replace(/s$/, "");
 }

@@ -12,6 +12,7 @@ import type { Session } from "./client";
 import { createActivity } from "./earlier-activity";
 import { ProviderError } from "./errors";
 import { collections } from "./shared-reads";
+import type { ListObjects } from "./listing";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { compact } from "./values";
 
@@ -42,13 +43,21 @@ async function fetchWrapper(session: Session, address: string): Promise<LiveWrap
   return { wrapperAddress: vault.wrapperAddress, depositsDisabled: vault.depositsDisabled ?? false };
 }
 
+/** The wrapper of every Earn-enabled vault that has one deployed. */
+const listEarnWrappers: ListObjects = async (session) =>
+  ((await collections.earnEnabledVaults(session)).enabledVaults ?? []).flatMap((v) =>
+    v.wrapperAddress === undefined ? [] : [{ id: v.wrapperAddress, label: `earn-wrapper-${v.wrapperAddress.slice(0, 10)}` }],
+  );
+
 export const earnWrapperStateSpec: ResourceSpec<EarnWrapperStateInputs, EarnWrapperStateOutputs, LiveWrapper> = {
   kind: "EarnWrapperState",
+  list: listEarnWrappers,
   describe: {
     description:
       "The deposit state of an existing Earn wrapper (`earn_set_wrapper_state`). Its id is the wrapper address. Creating it takes over the wrapper's flag; `depositsDisabled` changes in place. Deleting the resource re-enables deposits (the wrapper itself stays deployed).",
     // The wrapper already exists by definition: create takes it over, so there is nothing to adopt.
     importId: false,
+    example: 'new keyform.EarnWrapperState("earn-wrapper", { wrapperAddress: "0x…", depositsDisabled: true });',
     inputs: {
       wrapperAddress: { type: "string", description: "Address of a wrapper the organization has deployed.", required: true, replaceOnChange: true },
       depositsDisabled: { type: "boolean", description: "True blocks new deposits; withdrawals are always allowed.", required: true },

@@ -20,6 +20,7 @@ import { ConflictError } from "../../client/errors";
 import { matchingActivities, type CreateActivity } from "./earlier-activity";
 import { claim, isClaimed, needsHistory, recentCreates } from "./earlier-work";
 import type { ResourceDescription } from "./describe";
+import type { ListObjects } from "./listing";
 import { consensusNeededMessage, explain, isNotFound, ProviderError } from "./errors";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
 import { canonicalJson, compact, containsUnknown, isUnknown } from "./values";
@@ -62,6 +63,8 @@ export interface ResourceSpec<I extends BaseInputs, O extends BaseOutputs, L> {
    * schema and the docs (`describe.ts`). Its `replaceOnChange` flags mirror `properties`.
    */
   readonly describe: ResourceDescription;
+  /** Lists the objects of this class in an organization (`keyform export`). */
+  readonly list: ListObjects;
   /** The output holding the object's id, e.g. `userTagId`. */
   readonly idProperty: keyof O & string;
   /** The properties `diff` and import compare, and how. */

@@ -10,6 +10,7 @@ import { EMAIL, rule, schemaFailures } from "./check";
 import type { Session } from "./client";
 import { collections } from "./shared-reads";
 import { createActivity } from "./earlier-activity";
+import type { ListObjects } from "./listing";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { compact, containsUnknown, equalAsSets, sortedSet } from "./values";
 
@@ -74,11 +75,28 @@ function createParameters(inputs: InvitationState) {
   };
 }
 
+/** Every pending or accepted invitation (a revoked one counts as gone). */
+const listInvitations: ListObjects = async (session) =>
+  ((await collections.organization(session)).organizationData.invitations ?? [])
+    .filter((i) => i.status !== "INVITATION_STATUS_REVOKED")
+    .map((i) => ({ id: i.invitationId, label: `invite-${i.receiverUserName}` }));
+
 export const invitationSpec: ResourceSpec<InvitationState, InvitationOutputs, LiveInvitation> = {
   kind: "Invitation",
+  list: listInvitations,
   describe: {
     description:
       "An invitation of a new user. Every input change replaces it (the service has no update). A revoked invitation counts as gone: refresh drops it and the next `up` invites again.",
+    example: [
+      'new keyform.Invitation("invite-erin", {',
+      '  receiverUserName: "erin",',
+      '  receiverUserEmail: "erin@example.com",',
+      "  receiverUserTags: [engineering.id],",
+      '  accessType: "ACCESS_TYPE_WEB",',
+      "  senderUserId: alice.userId,",
+      "});",
+    ].join("\n"),
+    importIdMeaning: "the invitation's id, `invitationId`",
     inputs: {
       receiverUserName: { type: "string", description: "The invited user's name.", required: true, replaceOnChange: true },
       receiverUserEmail: { type: "string", description: "The invited user's email address.", required: true, replaceOnChange: true },
@@ -99,11 +117,11 @@ export const invitationSpec: ResourceSpec<InvitationState, InvitationOutputs, Li
     },
     outputs: {
       invitationId: { type: "string", description: "The invitation's id." },
-      status: { type: "string", description: "`INVITATION_STATUS_CREATED` or `INVITATION_STATUS_ACCEPTED`." },
+      status: { type: "string", enum: ["INVITATION_STATUS_CREATED", "INVITATION_STATUS_ACCEPTED"], description: "`INVITATION_STATUS_CREATED` or `INVITATION_STATUS_ACCEPTED`." },
       receiverUserName: { type: "string", description: "The invited user's name." },
       receiverUserEmail: { type: "string", description: "The invited user's email address." },
       receiverUserTags: { type: "array", items: { type: "string" }, description: "Tag ids the new user receives, sorted." },
-      accessType: { type: "string", description: "The access type." },
+      accessType: { type: "string", enum: ["ACCESS_TYPE_WEB", "ACCESS_TYPE_API", "ACCESS_TYPE_ALL"], description: "The access type." },
       senderUserId: { type: "string", description: "The inviting user." },
     },
   },

@@ -11,6 +11,8 @@ import { operations } from "../../wire/registry";
 import { rule, schemaFailures } from "./check";
 import type { Session } from "./client";
 import type { ResourceDescription } from "./describe";
+import type { ListObjects } from "./listing";
+import { collections } from "./shared-reads";
 import { ProviderError } from "./errors";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { unlessNotFound } from "./lookups";
@@ -76,6 +78,8 @@ const describe: ResourceDescription = {
     "whole, so every property but `publicKey` changes in place; destroy removes the list (`remove_ip_allowlist`). At most 10 IPv4 and " +
     "10 IPv6 rules. Per-key lists apply only while the organization-level list is enabled. An enabled organization-level list that " +
     "leaves out the address keyform runs from locks keyform out.",
+  example: 'new keyform.IpAllowlist("ci-ips", { publicKey: ciKey.publicKey, rules: [{ cidr: "10.20.0.0/16", label: "CI runners" }] });',
+  importIdMeaning: "`organization`, or the API key's public key",
   inputs: {
     publicKey: { type: "string", description: "The API key (public key, hex) the list belongs to; unset: the organization-level list.", replaceOnChange: true },
     enabled: { type: "boolean", description: "Organization-level lists only: whether the list is enforced; default true." },
@@ -84,16 +88,26 @@ const describe: ResourceDescription = {
   },
   outputs: {
     allowlistId: { type: "string", description: "The list's id: the key's public key, or `organization`." },
-    publicKey: { type: "string", description: "The API key the list belongs to, for a per-key list." },
-    enabled: { type: "boolean", description: "Whether an organization-level list is enforced." },
+    publicKey: { type: "string", description: "The API key the list belongs to, for a per-key list.", optional: true },
+    enabled: { type: "boolean", description: "Whether an organization-level list is enforced.", optional: true },
     rules: { type: "array", items: RULE, description: "The rules as the service holds them, sorted by block." },
-    onEvaluationError: { type: "string", description: "`ALLOW` or `DENY`." },
+    onEvaluationError: { type: "string", enum: ["ALLOW", "DENY"], description: "`ALLOW` or `DENY`." },
   },
+};
+
+/** The organization-level list and every API key's own list, where they exist. */
+const listIpAllowlists: ListObjects = async (session) => {
+  const { users } = await collections.users(session);
+  const keys = users.flatMap((u) => u.apiKeys.map((k) => ({ id: k.credential.publicKey, label: `${u.userName}-${k.apiKeyName}-ips` })));
+  const candidates = [{ id: ORGANIZATION_ALLOWLIST_ID, label: "organization-ips" }, ...keys];
+  const found = await Promise.all(candidates.map(async (c) => ((await fetchAllowlist(session, c.id)) === undefined ? [] : [c])));
+  return found.flat();
 };
 
 export const ipAllowlistSpec: ResourceSpec<IpAllowlistState, IpAllowlistOutputs, IpAllowlist> = {
   kind: "IpAllowlist",
   describe,
+  list: listIpAllowlists,
   idProperty: "allowlistId",
   properties: {
     publicKey: { replace: true, equal: (a, b) => String(a ?? "").toLowerCase() === String(b ?? "").toLowerCase() },

@@ -25,6 +25,8 @@ export const deleteWithoutExportDescription = (what: string): PropertyDescriptio
   description:
     `Whether destroy (or a replacement) deletes the ${what} even though its key material was never exported. Default false: the ` +
     `${what} is retained by Pulumi (\`retainOnDelete\`) and stays in the organization. Changes in place.`,
+  // It decides the resource options, which cannot wait for an output.
+  plain: true,
 });
 
 /** The flag as the outputs keep it (the service does not hold it). */

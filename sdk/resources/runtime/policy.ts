@@ -8,6 +8,7 @@ import { operations } from "../../wire/registry";
 import { firstSegment, schemaFailures } from "./check";
 import type { Session } from "./client";
 import { createActivity } from "./earlier-activity";
+import type { ListObjects } from "./listing";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { collections } from "./shared-reads";
 import { expressionFailures } from "./policy-expressions";
@@ -63,10 +64,24 @@ function createParameters(inputs: PolicyState) {
 /** The expression properties of a Policy and their kinds. */
 const POLICY_EXPRESSIONS = { condition: "condition", consensus: "consensus", time: "time" } as const;
 
+/** Every policy of the organization. */
+const listPolicies: ListObjects = async (session) =>
+  (await collections.policies(session)).policies.map((p) => ({ id: p.policyId, label: p.policyName }));
+
 export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = {
   kind: "Policy",
+  list: listPolicies,
   describe: {
     description: "An allow or deny rule of the organization's policy engine. Every property changes in place (`update_policy`).",
+    example: [
+      'new keyform.Policy("allow-ops", {',
+      '  policyName: "ops may sign",',
+      '  effect: "EFFECT_ALLOW",',
+      "  consensus: pulumi.interpolate`approvers.any(user, user.tags.contains('${ops.id}'))`,",
+      "});",
+    ].join("\n"),
+    importIdMeaning: "the policy's id, `policyId`",
+    expressionInputs: ["effect", "condition", "consensus", "time"],
     inputs: {
       policyName: { type: "string", description: "The policy's name.", required: true },
       effect: { type: "string", enum: ["EFFECT_ALLOW", "EFFECT_DENY"], description: "`EFFECT_ALLOW` or `EFFECT_DENY`.", required: true },
@@ -78,7 +93,7 @@ export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = 
     outputs: {
       policyId: { type: "string", description: "The policy's id." },
       policyName: { type: "string", description: "The policy's name." },
-      effect: { type: "string", description: "`EFFECT_ALLOW` or `EFFECT_DENY`." },
+      effect: { type: "string", enum: ["EFFECT_ALLOW", "EFFECT_DENY"], description: "`EFFECT_ALLOW` or `EFFECT_DENY`." },
       condition: { type: "string", description: "The condition as the service holds it (\"\" when none)." },
       consensus: { type: "string", description: "The consensus expression as the service holds it (\"\" when none)." },
       notes: { type: "string", description: "Free text." },

@@ -8,6 +8,7 @@ import { operations } from "../../wire/registry";
 import { schemaFailures } from "./check";
 import type { Session } from "./client";
 import type { ResourceDescription } from "./describe";
+import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { collections } from "./shared-reads";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
@@ -46,8 +47,10 @@ const describe: ResourceDescription = {
   description:
     "A tag of private keys, with its members (`create_private_key_tag`). Rename and membership change in place " +
     "(`update_private_key_tag`); policies refer to keys by tag.",
+  example: 'new keyform.PrivateKeyTag("signers", { privateKeyIds: [signer.privateKeyId] });',
+  importIdMeaning: "the tag's id, `privateKeyTagId`",
   inputs: {
-    privateKeyTagName: { type: "string", description: "The tag's name (the TypeScript class defaults it to the resource name).", required: true },
+    privateKeyTagName: { type: "string", description: "The tag's name.", required: true, defaultsToResourceName: true },
     privateKeyIds: { type: "array", items: { type: "string" }, description: "The private keys that carry the tag (a set). Default: none." },
   },
   outputs: {
@@ -57,9 +60,14 @@ const describe: ResourceDescription = {
   },
 };
 
+/** Every private key tag of the organization. */
+const listPrivateKeyTags: ListObjects = async (session) =>
+  (await collections.privateKeyTags(session)).privateKeyTags.map((t) => ({ id: t.tagId, label: t.tagName }));
+
 export const privateKeyTagSpec: ResourceSpec<PrivateKeyTagState, PrivateKeyTagOutputs, LiveTag> = {
   kind: "PrivateKeyTag",
   describe,
+  list: listPrivateKeyTags,
   idProperty: "privateKeyTagId",
   properties: {
     privateKeyTagName: { replace: false },

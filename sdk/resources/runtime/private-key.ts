@@ -5,12 +5,14 @@
  * without tags and its `privateKeyTags` are never compared. Deletion
  * (`delete_private_keys`) happens only with `deleteWithoutExport: true` (`key-material.ts`).
  */
+import { ADDRESS_FORMATS } from "../../wire/enums";
 import type { AddressFormat, Curve } from "../../wire/enums";
 import type { PrivateKey } from "../../wire/operations/private-keys";
 import { operations } from "../../wire/registry";
 import { schemaFailures } from "./check";
 import type { Session } from "./client";
 import type { ResourceDescription } from "./describe";
+import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { carriedDeletionChoice, deleteWithoutExportDescription, deleteWithoutExportRule, type DeletionChoice } from "./key-material";
@@ -52,31 +54,39 @@ const describe: ResourceDescription = {
     "A standalone private key (`create_private_keys`). The service cannot change a key, so every change but `deleteWithoutExport` " +
     "replaces it. Tags are managed by `PrivateKeyTag`. Key material is never deleted by accident: without `deleteWithoutExport: true` " +
     "the key is retained on destroy and replacement (the new one then needs a new `privateKeyName`).",
+  example: 'new keyform.PrivateKey("signer", { curve: "CURVE_SECP256K1", addressFormats: ["ADDRESS_FORMAT_ETHEREUM"] });',
+  importIdMeaning: "the key's id, `privateKeyId`",
+  retainedUnless: "deleteWithoutExport",
   inputs: {
-    privateKeyName: { type: "string", description: "The key's name, unique in the organization (the TypeScript class defaults it to the resource name).", required: true, replaceOnChange: true },
+    privateKeyName: { type: "string", description: "The key's name, unique in the organization.", required: true, replaceOnChange: true, defaultsToResourceName: true },
     curve: { type: "string", enum: ["CURVE_SECP256K1", "CURVE_ED25519", "CURVE_P256"], description: "The key's curve.", required: true, replaceOnChange: true },
-    addressFormats: { type: "array", items: { type: "string" }, description: "Address formats to derive, e.g. `ADDRESS_FORMAT_ETHEREUM` (order does not matter).", replaceOnChange: true },
+    addressFormats: { type: "array", items: { type: "string", enum: ADDRESS_FORMATS }, description: "Address formats to derive, e.g. `ADDRESS_FORMAT_ETHEREUM` (order does not matter).", replaceOnChange: true },
     deleteWithoutExport: deleteWithoutExportDescription("private key"),
   },
   outputs: {
     privateKeyId: { type: "string", description: "The key's id." },
     privateKeyName: { type: "string", description: "The name as the service holds it." },
-    curve: { type: "string", description: "The key's curve." },
+    curve: { type: "string", enum: ["CURVE_SECP256K1", "CURVE_ED25519", "CURVE_P256"], description: "The key's curve." },
     addressFormats: { type: "array", items: { type: "string" }, description: "The derived address formats, sorted." },
     publicKey: { type: "string", description: "The public key, hex." },
     addresses: {
       type: "array",
       description: "The derived addresses.",
-      items: { type: "object", properties: { format: { type: "string", description: "The address format." }, address: { type: "string", description: "The address." } } },
+      items: { type: "object", properties: { format: { type: "string", description: "The address format.", required: true }, address: { type: "string", description: "The address.", required: true } } },
     },
     exported: { type: "boolean", description: "Whether the key has been exported." },
     deleteWithoutExport: deleteWithoutExportDescription("private key"),
   },
 };
 
+/** Every standalone private key of the organization. */
+const listPrivateKeys: ListObjects = async (session) =>
+  (await collections.privateKeys(session)).privateKeys.map((k) => ({ id: k.privateKeyId, label: k.privateKeyName }));
+
 export const privateKeySpec: ResourceSpec<PrivateKeyState, PrivateKeyOutputs, PrivateKey> = {
   kind: "PrivateKey",
   describe,
+  list: listPrivateKeys,
   idProperty: "privateKeyId",
   properties: {
     privateKeyName: { replace: true },

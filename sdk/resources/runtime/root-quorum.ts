@@ -15,6 +15,7 @@ import type { Quorum } from "../../wire/operations/organization";
 import { rule, schemaFailures } from "./check";
 import type { Session } from "./client";
 import type { ResourceDescription } from "./describe";
+import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { warnEngine } from "./engine-log";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
@@ -52,6 +53,8 @@ const describe: ResourceDescription = {
     "of them must approve. A singleton: creating it adopts the organization's quorum and sets it; destroy leaves it as it is, with a " +
     "warning. The current quorum must approve a change (consensus is reported like every other activity). Keep the user whose API key " +
     "keyform runs with in the quorum, or keyform loses root access on the hosted service.",
+  example: 'new keyform.RootQuorum("root-quorum", { threshold: 1, userIds: [keyform.whoamiOutput().userId, alice.userId] });',
+  importIdMeaning: "the organization's id, `rootQuorumId`",
   inputs: {
     threshold: { type: "integer", description: "How many members must approve (1 to the number of `userIds`).", required: true },
     userIds: { type: "array", items: { type: "string" }, description: "The members (a set: order does not matter).", required: true },
@@ -63,9 +66,13 @@ const describe: ResourceDescription = {
   },
 };
 
+/** The organization's root quorum: one per organization. */
+const listRootQuorum: ListObjects = async (session) => [{ id: session.organizationId, label: "root-quorum" }];
+
 export const rootQuorumSpec: ResourceSpec<RootQuorumState, RootQuorumOutputs, LiveQuorum> = {
   kind: "RootQuorum",
   describe,
+  list: listRootQuorum,
   idProperty: "rootQuorumId",
   properties: {
     threshold: { replace: false },

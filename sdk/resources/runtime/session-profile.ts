@@ -10,6 +10,7 @@ import { operations } from "../../wire/registry";
 import { schemaFailures } from "./check";
 import type { Session } from "./client";
 import type { ResourceDescription } from "./describe";
+import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { warnEngine } from "./engine-log";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
@@ -48,24 +49,32 @@ const describe: ResourceDescription = {
     "A session profile (`create_session_profile`): the scope and lifetime of sessions created from it. The service can neither " +
     "change nor delete a profile, so every change replaces it (give the new one a new name: names are unique) and destroy only " +
     "removes it from the stack, with a warning.",
+  example: 'new keyform.SessionProfile("read-only", { scope: "activity.action == \'READ\'", expirationSeconds: "3600" });',
+  importIdMeaning: "the profile's id, `sessionProfileId`",
+  expressionInputs: ["scope"],
   inputs: {
-    sessionProfileName: { type: "string", description: "The profile's name, unique in the organization (the TypeScript class defaults it to the resource name).", required: true, replaceOnChange: true },
+    sessionProfileName: { type: "string", description: "The profile's name, unique in the organization.", required: true, replaceOnChange: true, defaultsToResourceName: true },
     scope: { type: "string", description: "The scope sessions of this profile are limited to: a policy-language expression (checked at preview).", required: true, replaceOnChange: true },
-    expirationSeconds: { type: "string", description: "How long such sessions last, in seconds (a decimal string).", replaceOnChange: true },
+    expirationSeconds: { type: "string", acceptsNumber: true, description: "How long such sessions last, in seconds (a decimal string, or a number).", replaceOnChange: true },
     notes: { type: "string", description: "Free text.", replaceOnChange: true },
   },
   outputs: {
     sessionProfileId: { type: "string", description: "The profile's id." },
     sessionProfileName: { type: "string", description: "The name as the service holds it." },
     scope: { type: "string", description: "The scope as the service holds it." },
-    expirationSeconds: { type: "string", description: "The session lifetime in seconds, when set." },
-    notes: { type: "string", description: "The notes, when set." },
+    expirationSeconds: { type: "string", description: "The session lifetime in seconds, when set.", optional: true },
+    notes: { type: "string", description: "The notes, when set.", optional: true },
   },
 };
+
+/** Every session profile of the organization. */
+const listSessionProfiles: ListObjects = async (session) =>
+  (await collections.sessionProfiles(session)).sessionProfiles.map((p) => ({ id: p.sessionProfileId, label: p.sessionProfileName }));
 
 export const sessionProfileSpec: ResourceSpec<SessionProfileState, SessionProfileOutputs, SessionProfile> = {
   kind: "SessionProfile",
   describe,
+  list: listSessionProfiles,
   idProperty: "sessionProfileId",
   properties: {
     sessionProfileName: { replace: true },

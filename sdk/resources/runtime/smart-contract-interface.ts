@@ -9,6 +9,7 @@ import { operations } from "../../wire/registry";
 import { ETHEREUM_ADDRESS, rule, schemaFailures, SOLANA_ADDRESS, type CheckFailure } from "./check";
 import type { Session } from "./client";
 import { createActivity } from "./earlier-activity";
+import type { ListObjects } from "./listing";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { collections } from "./shared-reads";
 import { canonicalDocument, compact, containsUnknown, isUnknown } from "./values";
@@ -100,11 +101,25 @@ function createParameters(inputs: SmartContractInterfaceState) {
   });
 }
 
+/** Every contract interface of the organization. */
+const listSmartContractInterfaces: ListObjects = async (session) =>
+  (await collections.smartContractInterfaces(session)).smartContractInterfaces.map((s) => ({ id: s.smartContractInterfaceId, label: s.label }));
+
 export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceState, SmartContractInterfaceOutputs, LiveInterface> = {
   kind: "SmartContractInterface",
+  list: listSmartContractInterfaces,
   describe: {
     description:
       "The ABI (Ethereum) or IDL (Solana) of a contract, which lets policies inspect calls to it. Every input change replaces it (the service has no update); the document is compared as canonical JSON.",
+    example: [
+      'new keyform.SmartContractInterface("usdc", {',
+      '  smartContractAddress: "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",',
+      "  smartContractInterface: erc20Abi, // the ABI as an object or as JSON text",
+      '  type: "ETHEREUM",',
+      '  label: "USDC (ERC-20)",',
+      "});",
+    ].join("\n"),
+    importIdMeaning: "the interface's id, `smartContractInterfaceId`",
     inputs: {
       smartContractAddress: {
         type: "string",
@@ -126,9 +141,9 @@ export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceStat
       smartContractInterfaceId: { type: "string", description: "The interface's id." },
       smartContractAddress: { type: "string", description: "The contract or program address." },
       smartContractInterface: { type: "string", description: "The document as canonical JSON text." },
-      type: { type: "string", description: "`ETHEREUM` or `SOLANA`." },
+      type: { type: "string", enum: ["ETHEREUM", "SOLANA"], description: "`ETHEREUM` or `SOLANA`." },
       label: { type: "string", description: "The label." },
-      notes: { type: "string", description: "Free text." },
+      notes: { type: "string", description: "Free text.", optional: true },
     },
   },
   idProperty: "smartContractInterfaceId",

@@ -9,6 +9,7 @@ import { firstSegment, schemaFailures, type CheckFailure } from "./check";
 import type { Session } from "./client";
 import { collections } from "./shared-reads";
 import { createActivity } from "./earlier-activity";
+import type { ListObjects } from "./listing";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { containsUnknown, equalAsSets, minus, sortedSet } from "./values";
 
@@ -49,12 +50,19 @@ function createParameters(inputs: UserTagState) {
   return { userTagName: inputs.userTagName, userIds: inputs.userIds };
 }
 
+/** Every user tag of the organization (private key tags are `PrivateKeyTag`'s). */
+const listUserTags: ListObjects = async (session) =>
+  (await collections.userTags(session)).userTags.filter((t) => t.tagType === "TAG_TYPE_USER").map((t) => ({ id: t.tagId, label: t.tagName }));
+
 export const userTagSpec: ResourceSpec<UserTagState, UserTagOutputs, LiveTag> = {
   kind: "UserTag",
+  list: listUserTags,
   describe: {
     description: "A user tag of the organization, with its members. Rename and membership change in place (`update_user_tag`).",
+    example: 'const ops = new keyform.UserTag("ops", { userTagName: "ops", userIds: [alice.userId, bob.userId] });',
+    importIdMeaning: "the tag's id, `userTagId`",
     inputs: {
-      userTagName: { type: "string", description: "The tag's name; defaults to the resource name.", required: true },
+      userTagName: { type: "string", description: "The tag's name.", required: true, defaultsToResourceName: true },
       userIds: { type: "array", items: { type: "string" }, description: "The users that carry the tag (a set: order does not matter). Default: none." },
     },
     outputs: {

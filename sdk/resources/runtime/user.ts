@@ -19,6 +19,7 @@ import { CURVE_BY_CREDENTIAL } from "./api-key";
 import { rule, schemaFailures, type CheckFailure } from "./check";
 import type { Session } from "./client";
 import type { ResourceDescription } from "./describe";
+import { isOwnKey, type ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { warnEngine } from "./engine-log";
 import { ProviderError } from "./errors";
@@ -128,7 +129,7 @@ const API_KEY_ITEM = {
     apiKeyName: { type: "string", description: "The key's name (unique per user).", required: true },
     publicKey: { type: "string", description: "The public key, hex: compressed SEC1 for P-256 and secp256k1, 32 bytes for Ed25519.", required: true },
     curveType: { type: "string", enum: ["API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519"], description: "The key's curve; default `API_KEY_CURVE_P256`." },
-    expirationSeconds: { type: "string", description: "Lifetime in seconds (a decimal string); unset: the key does not expire." },
+    expirationSeconds: { type: "string", acceptsNumber: true, description: "Lifetime in seconds (a decimal string, or a number); unset: the key does not expire." },
   },
 } as const;
 
@@ -155,8 +156,10 @@ const describe: ResourceDescription = {
     "A user of the organization (`create_users`, `update_user`, `delete_users`). Name, e-mail and phone number change in place. " +
     "Tags are managed by `UserTag`, never here. When `apiKeys` or `oauthProviders` are declared they are the user's complete list; " +
     "when omitted, the user's keys and providers are left alone. A root quorum member is left in place by destroy, with a warning.",
+  example: 'const alice = new keyform.User("alice", { userEmail: "alice@example.com" });',
+  importIdMeaning: "the user's id, `userId`",
   inputs: {
-    userName: { type: "string", description: "The user's name, unique in the organization (the TypeScript class defaults it to the resource name).", required: true },
+    userName: { type: "string", description: "The user's name, unique in the organization.", required: true, defaultsToResourceName: true },
     userEmail: { type: "string", description: "The user's e-mail address; removing it clears it." },
     userPhoneNumber: { type: "string", description: "The user's phone number in E.164 form (`+14155550123`); unset: left as it is (the service cannot clear it)." },
     apiKeys: { type: "array", items: API_KEY_ITEM, description: "The user's API keys; keys are added and removed in place. Unset: not managed here." },
@@ -165,24 +168,31 @@ const describe: ResourceDescription = {
   outputs: {
     userId: { type: "string", description: "The user's id." },
     userName: { type: "string", description: "The user's name as the service holds it." },
-    userEmail: { type: "string", description: "The e-mail address, when set." },
-    userPhoneNumber: { type: "string", description: "The phone number, when set." },
+    userEmail: { type: "string", description: "The e-mail address, when set.", optional: true },
+    userPhoneNumber: { type: "string", description: "The phone number, when set.", optional: true },
     apiKeys: {
       type: "array",
       description: "Every API key of the user, with its id.",
-      items: { type: "object", properties: { ...API_KEY_ITEM.properties, apiKeyId: { type: "string", description: "The key's id." } } },
+      items: { type: "object", properties: { ...API_KEY_ITEM.properties, apiKeyId: { type: "string", description: "The key's id.", required: true } } },
     },
     oauthProviders: {
       type: "array",
       description: "Every OAuth provider of the user, with its id.",
-      items: { type: "object", properties: { ...OAUTH_ITEM.properties, providerId: { type: "string", description: "The provider link's id." } } },
+      items: { type: "object", properties: { ...OAUTH_ITEM.properties, providerId: { type: "string", description: "The provider link's id.", required: true } } },
     },
   },
 };
 
+/** Every user but the one whose API key the session signs with. */
+const listUsers: ListObjects = async (session) =>
+  (await collections.users(session)).users
+    .filter((u) => !u.apiKeys.some((k) => isOwnKey(session, k.credential.publicKey)))
+    .map((u) => ({ id: u.userId, label: u.userName }));
+
 export const userSpec: ResourceSpec<UserState, UserOutputs, User> = {
   kind: "User",
   describe,
+  list: listUsers,
   idProperty: "userId",
   properties: {
     userName: { replace: false },

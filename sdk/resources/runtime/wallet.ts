@@ -5,12 +5,13 @@
  * Deletion (`delete_wallets`) happens only with `deleteWithoutExport: true` (see
  * `key-material.ts`). The service never returns the mnemonic length: it is kept from the inputs.
  */
-import type { AddressFormat, Curve, PathFormat } from "../../wire/enums";
+import { ADDRESS_FORMATS, type AddressFormat, type Curve, type PathFormat } from "../../wire/enums";
 import type { Wallet, WalletAccount } from "../../wire/operations/wallets";
 import { operations } from "../../wire/registry";
 import { schemaFailures } from "./check";
 import type { Session } from "./client";
 import type { ResourceDescription } from "./describe";
+import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { carriedDeletionChoice, deleteWithoutExportDescription, deleteWithoutExportRule, type DeletionChoice } from "./key-material";
@@ -81,9 +82,9 @@ const ACCOUNT = {
   type: "object",
   properties: {
     curve: { type: "string", enum: ["CURVE_SECP256K1", "CURVE_ED25519"], description: "The account's curve.", required: true },
-    pathFormat: { type: "string", enum: ["PATH_FORMAT_BIP32"], description: "The derivation path format.", required: true },
+    pathFormat: { type: "string", enum: ["PATH_FORMAT_BIP32"], description: "The derivation path format; default `PATH_FORMAT_BIP32`." },
     path: { type: "string", description: "The derivation path, e.g. `m/44'/60'/0'/0/0`.", required: true },
-    addressFormat: { type: "string", description: "The address format, e.g. `ADDRESS_FORMAT_ETHEREUM`, `ADDRESS_FORMAT_SOLANA`.", required: true },
+    addressFormat: { type: "string", enum: ADDRESS_FORMATS, description: "The address format, e.g. `ADDRESS_FORMAT_ETHEREUM`, `ADDRESS_FORMAT_SOLANA`.", required: true },
     name: { type: "string", description: "The account's name (unique in the organization)." },
   },
 } as const;
@@ -93,8 +94,15 @@ const describe: ResourceDescription = {
     "An HD wallet and its accounts (`create_wallet`). Renaming changes it in place (`update_wallet`); a change of accounts or " +
     "mnemonic length replaces it. Key material is never deleted by accident: without `deleteWithoutExport: true` the wallet is " +
     "retained on destroy and replacement (the new one then needs a new `walletName`).",
+  example: [
+    'new keyform.Wallet("treasury", {',
+    '  accounts: [{ curve: "CURVE_SECP256K1", path: "m/44\'/60\'/0\'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }],',
+    "});",
+  ].join("\n"),
+  importIdMeaning: "the wallet's id, `walletId`",
+  retainedUnless: "deleteWithoutExport",
   inputs: {
-    walletName: { type: "string", description: "The wallet's name, unique in the organization (the TypeScript class defaults it to the resource name).", required: true },
+    walletName: { type: "string", description: "The wallet's name, unique in the organization.", required: true, defaultsToResourceName: true },
     accounts: { type: "array", items: ACCOUNT, description: "The accounts to derive, in order.", required: true, replaceOnChange: true },
     mnemonicLength: { type: "integer", description: "Words of the generated mnemonic: 12 (default), 15, 18, 21 or 24.", replaceOnChange: true },
     deleteWithoutExport: deleteWithoutExportDescription("wallet"),
@@ -109,21 +117,25 @@ const describe: ResourceDescription = {
         type: "object",
         properties: {
           ...ACCOUNT.properties,
-          walletAccountId: { type: "string", description: "The account's id." },
-          address: { type: "string", description: "The account's address." },
+          walletAccountId: { type: "string", description: "The account's id.", required: true },
+          address: { type: "string", description: "The account's address.", required: true },
         },
       },
     },
     addresses: { type: "array", items: { type: "string" }, description: "The accounts' addresses, in creation order." },
-    mnemonicLength: { type: "integer", description: "The mnemonic length the wallet was created with (as declared)." },
+    mnemonicLength: { type: "integer", description: "The mnemonic length the wallet was created with (as declared).", optional: true },
     exported: { type: "boolean", description: "Whether the wallet has been exported." },
     deleteWithoutExport: deleteWithoutExportDescription("wallet"),
   },
 };
 
+/** Every wallet of the organization. */
+const listWallets: ListObjects = async (session) => (await collections.wallets(session)).wallets.map((w) => ({ id: w.walletId, label: w.walletName }));
+
 export const walletSpec: ResourceSpec<WalletState, WalletOutputs, LiveWallet> = {
   kind: "Wallet",
   describe,
+  list: listWallets,
   idProperty: "walletId",
   properties: {
     walletName: { replace: false },

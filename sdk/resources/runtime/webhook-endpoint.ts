@@ -9,6 +9,7 @@ import { operations } from "../../wire/registry";
 import { schemaFailures } from "./check";
 import type { Session } from "./client";
 import type { ResourceDescription } from "./describe";
+import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { canonicalDocument, compact, containsUnknown } from "./values";
@@ -75,9 +76,11 @@ const describe: ResourceDescription = {
   description:
     "A webhook endpoint of the organization: events of its subscriptions are delivered to `url`. `url`, `name` and `isActive` change " +
     "in place (`update_webhook_endpoint`); the service cannot change subscriptions, so a change of `subscriptions` replaces the endpoint.",
+  example: 'new keyform.WebhookEndpoint("activity-webhook", { url: "https://hooks.example.com/keyform", subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] });',
+  importIdMeaning: "the endpoint's id, `endpointId`",
   inputs: {
     url: { type: "string", description: "The absolute http(s) URL events are delivered to.", required: true },
-    name: { type: "string", description: "The endpoint's name (the TypeScript class defaults it to the resource name).", required: true },
+    name: { type: "string", description: "The endpoint's name.", required: true, defaultsToResourceName: true },
     isActive: { type: "boolean", description: "Whether the endpoint receives events; default true." },
     subscriptions: { type: "array", items: SUBSCRIPTION, description: "The events delivered (order does not matter).", required: true, replaceOnChange: true },
   },
@@ -90,9 +93,14 @@ const describe: ResourceDescription = {
   },
 };
 
+/** Every webhook endpoint of the organization. */
+const listWebhookEndpoints: ListObjects = async (session) =>
+  (await session.client.listWebhookEndpoints()).webhookEndpoints.map((e) => ({ id: e.endpointId, label: e.name }));
+
 export const webhookEndpointSpec: ResourceSpec<WebhookEndpointState, WebhookEndpointOutputs, WebhookEndpoint> = {
   kind: "WebhookEndpoint",
   describe,
+  list: listWebhookEndpoints,
   idProperty: "endpointId",
   properties: {
     url: { replace: false },

@@ -1,0 +1,17 @@
+/**
+ * Writes the generated TypeScript resource classes (see `resource-classes.ts`):
+ *   npm run gen:resources
+ * Prints the files it changed; run it after editing a resource description.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { generatedResourceFiles } from "./resource-classes";
+
+const root = path.resolve(__dirname, "..", "..");
+for (const [file, content] of Object.entries(generatedResourceFiles())) {
+  const target = path.join(root, file);
+  const current = fs.existsSync(target) ? fs.readFileSync(target, "utf8") : undefined;
+  if (current === content) continue;
+  fs.writeFileSync(target, content);
+  process.stdout.write(`gen-resources: wrote ${file}\n`);
+}
