@@ -30,14 +30,26 @@ function readManifest(file: string): Manifest {
   return JSON.parse(fs.readFileSync(file, "utf8")) as Manifest;
 }
 
-/** Copies the compiled files of `dirs` (relative to dist/sdk) into `<stage>/dist/sdk`, without source maps. */
+/**
+ * Whether the compiled file `file` (under dist/) still has its TypeScript source: a module
+ * deleted or moved since an earlier build leaves its output behind, which must not ship.
+ */
+function hasSource(file: string): boolean {
+  const compiled = /\.(d\.ts|js)$/.exec(file);
+  if (compiled === null || fs.statSync(file).isDirectory()) return true;
+  const source = path.join(repoRoot, path.relative(dist, file)).replace(/\.(d\.ts|js)$/, ".ts");
+  return fs.existsSync(source);
+}
+
+/** Copies the compiled files of `dirs` (relative to dist/sdk) into `<stage>/dist/sdk`, without source maps or stale output. */
 function copyBuild(stage: string, entries: readonly string[]): void {
   for (const entry of entries) {
     const from = path.join(dist, "sdk", entry);
     if (!fs.existsSync(from)) throw new Error(`${from} is missing: build first (npx tsc -p .)`);
+    if (!hasSource(from)) continue;
     fs.cpSync(from, path.join(stage, "dist", "sdk", entry), {
       recursive: true,
-      filter: (source) => !source.endsWith(".map"),
+      filter: (source) => !source.endsWith(".map") && hasSource(source),
     });
   }
 }

@@ -18,7 +18,7 @@ export type InputsOf<T> = { [P in keyof T]: pulumi.Input<T[P]> };
  * The settings a data function uses: stack config `keyform:*` (the project's config, read
  * through the engine), then the `KEYFORM_*` environment.
  */
-export function programSettings(): Settings {
+function programSettings(): Settings {
   // getConfig reads the raw value, secrets included, without the plaintext-secret warning.
   return resolveSettings((key) => pulumi.runtime.getConfig(key));
 }

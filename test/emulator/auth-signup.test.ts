@@ -18,7 +18,7 @@ import {
   type ApiKeyCurve,
   type Stamper,
 } from "../../sdk/client";
-import { SimulatedAuthenticator } from "../../sdk/crypto";
+import { SimulatedAuthenticator } from "../support/simulated-authenticator";
 import type { ParamsOf } from "../../sdk/wire/registry";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { post } from "./raw";

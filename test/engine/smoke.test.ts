@@ -14,10 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createInlineStack, createWorkDirStack, storedState, pulumiBinDir, repoRoot } from "../support/engine";
 
 const PROBE_TYPE = "pulumi-nodejs:dynamic/keyform:SmokeProbe";
-const probeModulePath = path.join(repoRoot, "dist", "sdk", "resources", "smoke-probe.js");
+const probeModulePath = path.join(repoRoot, "dist", "scripts", "fixtures", "smoke-probe.js");
 const fixtureDir = path.join(__dirname, "fixtures", "smoke-project");
 
-type ProbeModule = typeof import("../../sdk/resources/smoke-probe");
+type ProbeModule = typeof import("../../scripts/fixtures/smoke-probe");
 
 /** The compiled CommonJS probe: Pulumi's closure serializer cannot serialize TS-transformed code. */
 function loadProbe(): ProbeModule {

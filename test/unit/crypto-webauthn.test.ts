@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { sha256 } from "@noble/hashes/sha2";
 import { decodeCbor, encodeCbor } from "../../sdk/crypto/cbor";
 import {
-  SimulatedAuthenticator,
   WEBAUTHN_STAMP_HEADER,
   parseWebAuthnRegistration,
   parseWebAuthnStamp,
@@ -12,6 +11,7 @@ import {
 } from "../../sdk/crypto/webauthn";
 import { base64UrlDecode, base64UrlEncode, bytesToHex, concatBytes, hexToBytes, utf8 } from "../../sdk/crypto/encoding";
 import { CryptoError } from "../../sdk/crypto/errors";
+import { SimulatedAuthenticator } from "../support/simulated-authenticator";
 
 const BODY = JSON.stringify({
   type: "ACTIVITY_TYPE_CREATE_USER_TAG",
