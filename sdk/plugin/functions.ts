@@ -7,6 +7,8 @@
 import type { z } from "zod";
 import type { QueryName } from "../wire/registry";
 import { operations } from "../wire/registry";
+import { Timestamp } from "../wire/shared";
+import { singularName } from "../resources/runtime/describe";
 import { DATA_FUNCTIONS, runQuery, type DataFunction } from "../resources/runtime/queries";
 import type { Settings } from "../resources/runtime/settings";
 
@@ -19,6 +21,9 @@ interface ZodDef {
   element?: z.ZodType;
   innerType?: z.ZodType;
   in?: z.ZodType;
+  out?: z.ZodType;
+  entries?: Record<string, string>;
+  valueType?: z.ZodType;
 }
 
 function defOf(schema: z.ZodType): ZodDef {
@@ -35,54 +40,101 @@ function unwrap(schema: z.ZodType): { schema: z.ZodType; optional: boolean } {
       if (def.type !== "readonly") optional = true;
       current = def.innerType;
     } else if (def.type === "pipe" && def.in) {
-      current = def.in;
+      // A preprocessed value (`opt`: null or "" read as absent) is typed by what it becomes.
+      current = defOf(def.in).type === "transform" && def.out ? def.out : def.in;
     } else {
       return { schema: current, optional };
     }
   }
 }
 
-/** A schema type for a wire value: scalars and lists of scalars typed, anything deeper `Any`. */
-function typeOf(schema: z.ZodType): SchemaSpec {
-  const def = defOf(unwrap(schema).schema);
-  switch (def.type) {
-    case "string":
-    case "enum":
-    case "literal":
-      return { type: "string" };
-    case "number":
-    case "int":
-      return { type: "number" };
-    case "boolean":
-      return { type: "boolean" };
-    case "array":
-      return def.element ? { type: "array", items: typeOf(def.element) } : { type: "array", items: { $ref: "pulumi.json#/Any" } };
-    default:
-      // Objects of the service (users, wallets, …) stay untyped: YAML and the SDKs can still
-      // index into them, and the wire schema stays the one definition.
-      return { $ref: "pulumi.json#/Any" };
-  }
-}
+/**
+ * The object types of the functions' inputs and outputs, named after the field that holds them
+ * (`users` → `UserInfo`; `Info` keeps them apart from the resources' tokens). One wire object
+ * (the same zod schema) is one type wherever it appears.
+ */
+export class FunctionTypes {
+  readonly types: Record<string, SchemaSpec> = {};
+  // The shared timestamp object is named for what it is, not for the first field holding it.
+  private readonly names = new Map<z.ZodType, string>([[Timestamp, "keyform:index:Timestamp"]]);
 
-function objectType(schema: z.ZodType, skip: readonly string[] = []): { properties: Record<string, SchemaSpec>; required: string[] } {
-  const def = defOf(unwrap(schema).schema);
-  const properties: Record<string, SchemaSpec> = {};
-  const required: string[] = [];
-  for (const [name, field] of Object.entries(def.shape ?? {})) {
-    if (skip.includes(name)) continue;
-    properties[name] = typeOf(field);
-    if (!unwrap(field).optional) required.push(name);
+  constructor() {
+    this.types["keyform:index:Timestamp"] = {
+      type: "object",
+      description: "A point in time as the service writes it: seconds and nanoseconds since the Unix epoch, as decimal strings.",
+      properties: {
+        seconds: { type: "string", description: "Seconds since the Unix epoch." },
+        nanos: { type: "string", description: "Nanoseconds within the second." },
+      },
+      required: ["seconds", "nanos"],
+    };
   }
-  return { properties, required };
+
+  /** The schema type of wire value `schema`, held by field `field` of `owner`. */
+  typeOf(schema: z.ZodType, field: string, owner: string): SchemaSpec {
+    const inner = unwrap(schema).schema;
+    const def = defOf(inner);
+    switch (def.type) {
+      case "string":
+      case "literal":
+        return { type: "string" };
+      case "enum":
+        return { type: "string" };
+      case "number":
+      case "int":
+        return { type: "number" };
+      case "boolean":
+        return { type: "boolean" };
+      case "array":
+        return { type: "array", items: def.element ? this.typeOf(def.element, singularName(field), owner) : { $ref: "pulumi.json#/Any" } };
+      case "record":
+        return { type: "object", additionalProperties: def.valueType ? this.typeOf(def.valueType, field, owner) : { $ref: "pulumi.json#/Any" } };
+      case "object":
+        return { $ref: `#/types/${this.objectType(inner, field, owner)}` };
+      default:
+        // A free-form value of the service (`unknown` in the wire schema): any JSON.
+        return { $ref: "pulumi.json#/Any" };
+    }
+  }
+
+  /** Registers the object type of `schema` (once) and returns its token. */
+  private objectType(schema: z.ZodType, field: string, owner: string): string {
+    const known = this.names.get(schema);
+    if (known !== undefined) return known;
+    const base = `${field[0]!.toUpperCase()}${field.slice(1)}Info`;
+    let token = `keyform:index:${base}`;
+    for (let n = 2; this.types[token] !== undefined; n++) token = `keyform:index:${base}${n}`;
+    this.names.set(schema, token);
+    this.types[token] = {}; // reserved before the fields, which may refer to it
+    const { properties, required } = this.objectProperties(schema, `\`${field}\``);
+    this.types[token] = { type: "object", description: `One \`${field}\` entry of \`${owner}\`, as the service returns it.`, properties, required };
+    return token;
+  }
+
+  /** The properties of wire object `schema` (without `skip`), each typed and described. */
+  objectProperties(schema: z.ZodType, owner: string, skip: readonly string[] = []): { properties: Record<string, SchemaSpec>; required: string[] } {
+    const def = defOf(unwrap(schema).schema);
+    const properties: Record<string, SchemaSpec> = {};
+    const required: string[] = [];
+    for (const [name, field] of Object.entries(def.shape ?? {})) {
+      if (skip.includes(name)) continue;
+      const { schema: inner, optional } = unwrap(field);
+      const innerDef = defOf(inner);
+      const values = innerDef.type === "enum" && innerDef.entries ? ` One of ${Object.values(innerDef.entries).map((v) => `\`${v}\``).join(", ")}.` : "";
+      properties[name] = { ...this.typeOf(field, name, owner), description: `The \`${name}\` field of ${owner}${optional ? " (absent when the service leaves it out)" : ""}.${values}` };
+      if (!optional) required.push(name);
+    }
+    return { properties, required };
+  }
 }
 
 /** The schema of one data function: inputs from its request, outputs from its response. */
-export function functionSchema(fn: DataFunction): Record<string, unknown> {
+export function functionSchema(fn: DataFunction, types: FunctionTypes = new FunctionTypes()): Record<string, unknown> {
   const op = operations[fn.name] as unknown as { request: z.ZodType; response: z.ZodType };
   // organizationId is optional for a data function: it defaults to the setting.
-  const inputs = objectType(op.request, ["organizationId"]);
+  const inputs = types.objectProperties(op.request, `the \`${fn.name}\` request`, ["organizationId"]);
   inputs.properties.organizationId = { type: "string", description: "The organization; defaults to the `keyform:organizationId` setting." };
-  const outputs = objectType(op.response);
+  const outputs = types.objectProperties(op.response, `the \`${fn.name}\` result`);
   return {
     description: fn.description,
     inputs: { properties: inputs.properties, required: inputs.required },

@@ -8,14 +8,20 @@
  * SDKs without another edit.
  */
 import { registeredSpecs } from "../resources/runtime";
-import { allInputs, allOutputs, secretOutputNames, singularName, type PropertyDescription, type PropertyType } from "../resources/runtime/describe";
+import { allInputs, allOutputs, changeBehaviour, secretOutputNames, singularName, type PropertyDescription, type PropertyType } from "../resources/runtime/describe";
 import type { AnyResourceSpec } from "../resources/runtime/framework";
 import { DATA_FUNCTIONS } from "../resources/runtime/queries";
 import { SETTINGS_DESCRIPTION } from "./config";
-import { functionSchema } from "./functions";
+import { FunctionTypes, functionSchema } from "./functions";
 
 /** The package name: the `keyform` in `keyform:index:Policy` and `keyform:baseUrl`. */
 export const PACKAGE = "keyform";
+
+/** The source repository. */
+export const REPOSITORY = "https://github.com/keyform/keyform";
+
+/** Where the engine fetches the plugin when it is not installed: the repository's GitHub releases. */
+export const PLUGIN_DOWNLOAD_URL = "github://api.github.com/keyform/keyform";
 
 /** The type token of resource class `kind`. */
 export function resourceToken(kind: string): string {
@@ -113,15 +119,48 @@ export function secretOutputs(spec: AnyResourceSpec): string[] {
   return secretOutputNames(spec.describe);
 }
 
+/**
+ * The documentation of a resource as the Pulumi Registry shows it: the description, how each
+ * input changes the object, an example, and how to import an existing object.
+ */
+export function resourceDocs(spec: AnyResourceSpec): string {
+  const d = spec.describe;
+  return [
+    d.description,
+    "",
+    changeBehaviour(spec.kind, d),
+    "",
+    "## Example Usage",
+    "",
+    "```typescript",
+    'import * as keyform from "keyform";',
+    "",
+    d.example,
+    "```",
+    "",
+    "## Import",
+    "",
+    `An existing ${spec.kind} is adopted by its id (${d.importIdMeaning ?? "its id"}):`,
+    "",
+    "```sh",
+    `$ pulumi import ${resourceToken(spec.kind)} <name> <id>`,
+    "```",
+    ...(d.importId === false ? [] : ["", "Programs using the TypeScript classes adopt it with the `importId` input instead."]),
+  ].join("\n");
+}
+
 function resourceSchema(spec: AnyResourceSpec, types: NamedTypes): Record<string, unknown> {
   const inputs = schemaInputs(spec);
+  const outputs = schemaOutputs(spec);
   return {
-    description: spec.describe.description,
+    description: resourceDocs(spec),
     inputProperties: propertiesOf(inputs, spec.kind, "input", types),
     requiredInputs: requiredOf(inputs),
-    properties: propertiesOf(schemaOutputs(spec), spec.kind, "output", types),
-    // The id output and the organization are always known once the object exists.
-    required: [spec.idProperty, "organizationId"],
+    properties: propertiesOf(outputs, spec.kind, "output", types),
+    // Every output the service always reports (the id and the organization among them).
+    required: Object.entries(outputs)
+      .filter(([, p]) => !p.optional)
+      .map(([name]) => name),
   };
 }
 
@@ -142,17 +181,22 @@ function settingsProperties(): Record<string, SchemaProperty> {
 export function packageSchema(version: string): Record<string, unknown> {
   const types: NamedTypes = {};
   const resources = Object.fromEntries(registeredSpecs().map((spec) => [resourceToken(spec.kind), resourceSchema(spec, types)]));
-  const functions = Object.fromEntries(DATA_FUNCTIONS.map((fn) => [`${PACKAGE}:index:${fn.name}`, functionSchema(fn)]));
+  const functionTypes = new FunctionTypes();
+  const functions = Object.fromEntries(DATA_FUNCTIONS.map((fn) => [`${PACKAGE}:index:${fn.name}`, functionSchema(fn, functionTypes)]));
   const settings = settingsProperties();
   return {
     name: PACKAGE,
     displayName: "keyform",
     version,
     description: "Organization configuration as code for the organization, wallet and authentication service.",
-    keywords: ["pulumi", "keyform", "category/utility"],
+    keywords: ["pulumi", "keyform", "wallets", "policies", "api-keys", "category/security", "kind/native"],
     license: "Apache-2.0",
-    repository: "https://github.com/keyform/keyform",
+    homepage: REPOSITORY,
+    repository: REPOSITORY,
     publisher: "keyform",
+    // Where the engine downloads a missing plugin: the GitHub releases of the repository, assets
+    // pulumi-resource-keyform-v<version>-<os>-<arch>.tar.gz.
+    pluginDownloadURL: PLUGIN_DOWNLOAD_URL,
     config: { variables: settings },
     provider: {
       description: "The keyform provider: the settings of one organization's API access. Unset settings fall back to the `KEYFORM_*` environment variables.",
@@ -160,7 +204,7 @@ export function packageSchema(version: string): Record<string, unknown> {
     },
     resources,
     functions,
-    types,
+    types: { ...types, ...functionTypes.types },
     language: {
       nodejs: { packageName: "@keyform/pulumi" },
       python: { packageName: "pulumi_keyform" },

@@ -57,6 +57,7 @@ export const earnWrapperStateSpec: ResourceSpec<EarnWrapperStateInputs, EarnWrap
       "The deposit state of an existing Earn wrapper (`earn_set_wrapper_state`). Its id is the wrapper address. Creating it takes over the wrapper's flag; `depositsDisabled` changes in place. Deleting the resource re-enables deposits (the wrapper itself stays deployed).",
     // The wrapper already exists by definition: create takes it over, so there is nothing to adopt.
     importId: false,
+    importIdMeaning: "the wrapper's address, `wrapperAddress`",
     example: 'new keyform.EarnWrapperState("earn-wrapper", { wrapperAddress: "0x…", depositsDisabled: true });',
     inputs: {
       wrapperAddress: { type: "string", description: "Address of a wrapper the organization has deployed.", required: true, replaceOnChange: true },
