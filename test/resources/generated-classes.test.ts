@@ -1,7 +1,8 @@
 /**
- * The TypeScript resource classes are generated from the resource descriptions: the checked-in
- * files are exactly what `npm run gen:resources` writes (a description changed without
- * regenerating fails here), and the generated types hold the program to the service's values.
+ * The TypeScript resource classes, the README's resource table and the Registry docs are
+ * generated from the resource descriptions: the checked-in files are exactly what
+ * `npm run gen:resources` writes (a description changed without regenerating fails here), and
+ * the generated types hold the program to the service's values.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -10,13 +11,14 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { generatedResourceFiles } from "../../scripts/resource-classes";
+import { generatedDocFiles } from "../../scripts/resource-docs";
 import { registeredSpecs } from "../../sdk/resources/runtime";
 import { repoRoot } from "../support/engine";
 
 const run = promisify(execFile);
 
-describe("generated resource classes", () => {
-  const files = generatedResourceFiles();
+describe("generated resource classes and docs", () => {
+  const files = { ...generatedResourceFiles(), ...generatedDocFiles(repoRoot) };
 
   it.each(Object.keys(files))("%s is up to date (run `npm run gen:resources`)", (file) => {
     expect(fs.readFileSync(path.join(repoRoot, file), "utf8")).toBe(files[file]);
