@@ -15,7 +15,7 @@ import { createWorkDirStack, repoRoot } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { changes, emulatorEnv, keyformResources } from "../resources/harness/engine-harness";
 import { linkedTypeScriptProject } from "../support/typescript-project";
-import { exampleSettings, settingsConfig } from "./plugin-support";
+import { exampleSettings, exampleStackConfig, settingsConfig } from "./plugin-support";
 import { deployEarnWrapper } from "../../examples/org/seed";
 
 const run = promisify(execFile);
@@ -23,13 +23,6 @@ const run = promisify(execFile);
 let emu: TestEmulator;
 /** `<class> <id>` of every object the example program manages. */
 let declared: string[];
-
-/** The example's dev stack config, as plain stack config values. */
-function exampleConfig(): Record<string, string> {
-  const { load } = require("js-yaml") as { load(text: string): unknown };
-  const file = load(fs.readFileSync(path.join(repoRoot, "Pulumi.dev.yaml"), "utf8")) as { config: Record<string, unknown> };
-  return Object.fromEntries(Object.entries(file.config).map(([key, value]) => [key, typeof value === "string" ? value : JSON.stringify(value)]));
-}
 
 /** Every activity id of the organization: an adoption that changed anything would add one. */
 async function activityIds(): Promise<string[]> {
@@ -57,7 +50,7 @@ async function exportTo(file: string, format: string): Promise<string> {
 beforeAll(async () => {
   emu = await startTestEmulator();
   await deployEarnWrapper(emu.client, exampleSettings());
-  const { stack, cleanup } = await createWorkDirStack({ workDir: repoRoot, envVars: emulatorEnv(emu.emulator), config: exampleConfig() });
+  const { stack, cleanup } = await createWorkDirStack({ workDir: repoRoot, envVars: emulatorEnv(emu.emulator), config: exampleStackConfig() });
   try {
     await stack.up();
     declared = await objectsOf(stack);

@@ -1,12 +1,10 @@
 /**
- * Shared by the provider plugin's engine tests: settings as stack config, and the example
- * organization's users and Earn wrapper on an emulator (what examples/org-yaml expects to find).
+ * Shared by the engine tests of the provider plugin and of the examples: settings as stack
+ * config, and the example organization's settings.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ConfigValue } from "@pulumi/pulumi/automation";
-import type { KeyformClient } from "../../sdk/client/client";
-import { seedOrganization } from "../../examples/org/seed";
 import { parseOrgSettings, PROJECT, type OrgSettings } from "../../examples/org/settings";
 import { repoRoot } from "../support/engine";
 import type { TestEmulator } from "../support/emulator";
@@ -36,35 +34,14 @@ export function exampleSettings(): OrgSettings {
   return parseOrgSettings(get, "dev");
 }
 
-/**
- * Creates the example organization's users and Earn wrapper (as the TypeScript example's main
- * job does) and returns the YAML example's config values (unprefixed): the users' ids and the
- * wrapper address.
- */
-export async function seedExampleOrganization(client: KeyformClient): Promise<Record<string, string>> {
-  const settings = exampleSettings();
-  await seedOrganization(client, settings);
-  const { users } = await client.listUsers({});
-  const idOf = (name: string) => {
-    const user = users.find((u) => u.userName === name);
-    if (!user) throw new Error(`seeded user ${name} not found`);
-    return user.userId;
-  };
-  const { enabledVaults = [] } = await client.listEarnEnabledVaults({});
-  const wrapper = enabledVaults.find((v) => v.vaultAddress?.toLowerCase() === settings.earn.vaultAddress.toLowerCase())?.wrapperAddress;
-  if (!wrapper) throw new Error("seeded Earn wrapper not found");
-  return {
-    aliceUserId: idOf("alice"),
-    bobUserId: idOf("bob"),
-    carolUserId: idOf("carol"),
-    daveUserId: idOf("dave"),
-    ciDeployerUserId: idOf(settings.ciBots.deployer),
-    ciAuditorUserId: idOf(settings.ciBots.auditor),
-    earnWrapperAddress: wrapper,
-  };
-}
-
 /** Config values of the YAML example as stack config (`keyform-org-yaml:<key>`). */
 export function yamlConfig(values: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(values).map(([key, value]) => [`${YAML_PROJECT}:${key}`, value]));
+}
+
+/** The TypeScript example's dev stack config (Pulumi.dev.yaml), as plain stack config values. */
+export function exampleStackConfig(): Record<string, string> {
+  const { load } = require("js-yaml") as { load(text: string): unknown };
+  const file = load(fs.readFileSync(path.join(repoRoot, "Pulumi.dev.yaml"), "utf8")) as { config: Record<string, unknown> };
+  return Object.fromEntries(Object.entries(file.config).map(([key, value]) => [key, typeof value === "string" ? value : JSON.stringify(value)]));
 }

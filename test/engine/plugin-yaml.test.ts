@@ -13,18 +13,21 @@ import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkDirStack, repoRoot, storedState, type TestStack } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { seedExampleOrganization, settingsConfig, yamlConfig } from "./plugin-support";
+import { deployEarnWrapper } from "../../examples/org/seed";
+import { exampleSettings, settingsConfig, yamlConfig } from "./plugin-support";
 
 const workDir = path.join(repoRoot, "examples", "org-yaml");
 
 let emu: TestEmulator;
 let handle: TestStack;
-let exampleConfig: Record<string, string>;
+let wrapperAddress: string;
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  exampleConfig = await seedExampleOrganization(emu.client);
-  handle = await createWorkDirStack({ workDir, config: { ...settingsConfig(emu), ...yamlConfig(exampleConfig) } });
+  // The one thing deployed outside configuration, as for the TypeScript example: the program
+  // declares the users itself.
+  wrapperAddress = (await deployEarnWrapper(emu.client, exampleSettings())).deployedWrapper!;
+  handle = await createWorkDirStack({ workDir, config: { ...settingsConfig(emu), ...yamlConfig({ treasuryWalletDisposable: "true" }) } });
 });
 
 afterAll(async () => {
@@ -54,14 +57,15 @@ describe("examples/org-yaml through the provider plugin", () => {
     expect(outputs.ciDeployerPrivateKey!.secret).toBe(true);
     const generatedPrivateKey = outputs.ciDeployerPrivateKey!.value as string;
     expect(generatedPrivateKey).toMatch(/^[0-9a-f]{64}$/);
-    expect(outputs.earnWrapper!.value).toEqual({ address: exampleConfig.earnWrapperAddress, depositsDisabled: true });
+    expect(outputs.earnWrapper!.value).toEqual({ address: wrapperAddress, depositsDisabled: true });
+    const userIds = outputs.userIdsByName!.value as Record<string, string>;
 
     // The objects exist on the service as declared.
     const { policy } = await emu.client.getPolicy({ policyId: outputs.policyIds!.value.denyExports });
     expect(policy.effect).toBe("EFFECT_DENY");
     const { users } = await emu.client.listUsers({});
     const engineers = users.filter((u) => u.userTags.includes(outputs.userTagIds!.value.engineering)).map((u) => u.userId).sort();
-    expect(engineers).toEqual([exampleConfig.carolUserId, exampleConfig.daveUserId].sort());
+    expect(engineers).toEqual([userIds.carol, userIds.dave].sort());
 
     // Secrets: neither the configured API private key nor the generated one is stored in plain text.
     const stored = storedState(stack);

@@ -28,9 +28,10 @@ describe.skipIf(!hasGo)("generated SDKs", () => {
     }
     expect(fs.readFileSync(path.join(out, "go", "keyform", "apiKey.go"), "utf8")).toContain('"privateKey",'); // additional secret output
 
-    const env = { ...process.env, GOTOOLCHAIN: "local", CGO_ENABLED: "0", GOFLAGS: "-mod=mod -buildvcs=false", GONOSUMDB: "github.com/pulumi/pulumi" };
+    // As printed: go.mod and go.sum are complete, so the build needs no `go mod tidy` (readonly mode).
+    const env = { ...process.env, GOTOOLCHAIN: "local", CGO_ENABLED: "0", GOFLAGS: "-mod=readonly -buildvcs=false" };
     const goDir = path.join(out, "go");
-    execFileSync("go", ["mod", "tidy"], { cwd: goDir, env, stdio: ["ignore", "ignore", "inherit"] });
+    expect(fs.existsSync(path.join(goDir, "go.sum"))).toBe(true);
     const build = spawnSync("go", ["build", "./..."], { cwd: goDir, env, encoding: "utf8" });
     expect(build.stderr).toBe("");
     expect(build.status).toBe(0);
