@@ -53,7 +53,8 @@ const yaml: Renderer = {
       "runtime: yaml",
       `description: Written by keyform export from organization ${organizationId}`,
       "# Every object is adopted with importId: the first `pulumi up` records it in state without",
-      "# changing it. The keyform provider plugin (pulumi-resource-keyform) must be on PATH.",
+      "# changing it. The keyform provider plugin (pulumi-resource-keyform) must be installed or on",
+      "# PATH, or named in a packages section (`packages: {keyform: ./node_modules/keyform/bin}`).",
       "resources:",
     ];
     for (const r of resources) {

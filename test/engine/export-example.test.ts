@@ -11,7 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkDirStack, repoRoot } from "../support/engine";
+import { createWorkDirStack, repoRoot, type WorkDirStackOptions } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { changes, emulatorEnv, keyformResources } from "../resources/harness/engine-harness";
 import { linkedTypeScriptProject } from "../support/typescript-project";
@@ -47,6 +47,24 @@ async function exportTo(file: string, format: string): Promise<string> {
   return fs.readFileSync(file, "utf8");
 }
 
+/**
+ * Brings up the exported `program` in a new stack: it records every declared object, with the
+ * same ids, without an activity, and the next preview reports no changes.
+ */
+async function expectAdoptedUnchanged(program: string, options: WorkDirStackOptions): Promise<void> {
+  const before = await activityIds();
+  const { stack, cleanup } = await createWorkDirStack(options);
+  try {
+    const up = await stack.up();
+    expect(changes(up.summary.resourceChanges, { stack: true }), program).toEqual({ create: declared.length });
+    expect(await objectsOf(stack)).toEqual(declared);
+    expect(await activityIds()).toEqual(before);
+    expect(changes((await stack.preview()).changeSummary)).toEqual({});
+  } finally {
+    await cleanup();
+  }
+}
+
 beforeAll(async () => {
   emu = await startTestEmulator();
   await deployEarnWrapper(emu.client, exampleSettings());
@@ -80,17 +98,7 @@ describe("keyform export of the example organization", () => {
       const program = await exportTo(path.join(project, "index.ts"), "typescript");
       // The program type-checks as a user's project would.
       await run(path.join(repoRoot, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", project]);
-      const before = await activityIds();
-      const { stack, cleanup } = await createWorkDirStack({ workDir: project, envVars: emulatorEnv(emu.emulator) });
-      try {
-        const up = await stack.up();
-        expect(changes(up.summary.resourceChanges, { stack: true }), program).toEqual({ create: declared.length });
-        expect(await objectsOf(stack)).toEqual(declared);
-        expect(await activityIds()).toEqual(before);
-        expect(changes((await stack.preview()).changeSummary)).toEqual({});
-      } finally {
-        await cleanup();
-      }
+      await expectAdoptedUnchanged(program, { workDir: project, envVars: emulatorEnv(emu.emulator) });
     } finally {
       fs.rmSync(project, { recursive: true, force: true });
     }
@@ -100,17 +108,7 @@ describe("keyform export of the example organization", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-export-example-yaml-"));
     try {
       const program = await exportTo(path.join(dir, "Pulumi.yaml"), "yaml");
-      const before = await activityIds();
-      const { stack, cleanup } = await createWorkDirStack({ workDir: dir, config: settingsConfig(emu) });
-      try {
-        const up = await stack.up();
-        expect(changes(up.summary.resourceChanges, { stack: true }), program).toEqual({ create: declared.length });
-        expect(await objectsOf(stack)).toEqual(declared);
-        expect(await activityIds()).toEqual(before);
-        expect(changes((await stack.preview()).changeSummary)).toEqual({});
-      } finally {
-        await cleanup();
-      }
+      await expectAdoptedUnchanged(program, { workDir: dir, config: settingsConfig(emu) });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
