@@ -13,14 +13,32 @@ import type { Session } from "../resources/runtime/client";
 import type { PropertyDescription, PropertyType } from "../resources/runtime/describe";
 import { handlerFor } from "../resources/runtime";
 
+/** An input value that is an output of another exported resource (a user's id, a key's public key). */
+export class ExportReference {
+  constructor(
+    /** The Pulumi name of the resource referred to. */
+    readonly resource: string,
+    /** Its output holding the value. */
+    readonly output: string,
+  ) {}
+}
+
 /** One resource of the exported program. */
 export interface ExportedResource {
   /** The keyform class, e.g. `UserTag`. */
   readonly className: string;
   /** The Pulumi resource name (unique in the program). */
   readonly name: string;
-  /** Declared inputs, `importId` last (where the class adopts by `importId`). */
+  /**
+   * Declared inputs, `importId` last (where the class adopts by `importId`). A value that is an
+   * output of another exported resource is an {@link ExportReference}, alone or in a list.
+   */
   readonly inputs: Readonly<Record<string, unknown>>;
+}
+
+/** A resource as read, before references are resolved. */
+interface ReadResource extends ExportedResource {
+  readonly outputs: Readonly<Record<string, unknown>>;
 }
 
 /** A Pulumi resource name from a label: lowercase words joined by dashes. */
@@ -73,21 +91,66 @@ function declaredInputs(properties: Readonly<Record<string, PropertyDescription>
  */
 export async function exportOrganization(session: Session): Promise<ExportedResource[]> {
   configure({ config: { get: () => undefined } });
-  const resources: ExportedResource[] = [];
+  const read: ReadResource[] = [];
   // Unique across classes: a Pulumi YAML program names every resource in one namespace.
   const taken = new Set<string>();
   for (const spec of registeredSpecs()) {
     const handler = handlerFor(spec.kind);
     for (const found of await spec.list(session)) {
-      const read = await handler.read(found.id, { ...found.hint, organizationId: session.organizationId });
-      if (read.id === "" || read.inputs === undefined) continue; // gone meanwhile
-      const inputs = declaredInputs(spec.describe.inputs, read.inputs as Record<string, unknown>);
+      const result = await handler.read(found.id, { ...found.hint, organizationId: session.organizationId });
+      if (result.id === "" || result.inputs === undefined) continue; // gone meanwhile
+      const inputs = declaredInputs(spec.describe.inputs, result.inputs as Record<string, unknown>);
       const base = slug(found.label, spec.kind.toLowerCase());
       let name = base;
       for (let n = 2; taken.has(name); n++) name = `${base}-${n}`;
       taken.add(name);
-      resources.push({ className: spec.kind, name, inputs: spec.describe.importId === false ? inputs : { ...inputs, importId: found.id } });
+      read.push({
+        className: spec.kind,
+        name,
+        inputs: spec.describe.importId === false ? inputs : { ...inputs, importId: found.id },
+        outputs: (result.props ?? {}) as Record<string, unknown>,
+      });
     }
   }
-  return resources;
+  return inDependencyOrder(read.map((r) => ({ className: r.className, name: r.name, inputs: withReferences(r, read) })));
+}
+
+/** The inputs of `resource`, where the description says a value is another resource's output and that resource is exported: a reference to it. */
+function withReferences(resource: ReadResource, all: readonly ReadResource[]): Record<string, unknown> {
+  const described = registeredSpecs().find((s) => s.kind === resource.className)!.describe.inputs;
+  const inputs: Record<string, unknown> = { ...resource.inputs };
+  for (const [name, property] of Object.entries(described)) {
+    const target = property.references;
+    if (target === undefined || inputs[name] === undefined) continue;
+    const output = target.output ?? registeredSpecs().find((s) => s.kind === target.kind)!.idProperty;
+    const refer = (value: unknown) => {
+      const holder = all.find((r) => r !== resource && r.className === target.kind && value !== undefined && r.outputs[output] === value);
+      return holder === undefined ? value : new ExportReference(holder.name, output);
+    };
+    inputs[name] = Array.isArray(inputs[name]) ? (inputs[name] as unknown[]).map(refer) : refer(inputs[name]);
+  }
+  return inputs;
+}
+
+/** The names of the resources `resource` refers to. */
+function referencedNames(resource: ExportedResource): string[] {
+  return Object.values(resource.inputs)
+    .flatMap((v) => (Array.isArray(v) ? v : [v]))
+    .filter((v): v is ExportReference => v instanceof ExportReference)
+    .map((r) => r.resource);
+}
+
+/** `resources` with every resource after those it refers to, otherwise in the given order. */
+function inDependencyOrder(resources: readonly ExportedResource[]): ExportedResource[] {
+  const ordered: ExportedResource[] = [];
+  const placed = new Set<string>();
+  const pending = [...resources];
+  while (pending.length > 0) {
+    const index = pending.findIndex((r) => referencedNames(r).every((name) => placed.has(name)));
+    // A cycle cannot be ordered: keep the given order for what is left.
+    const next = pending.splice(index < 0 ? 0 : index, 1)[0]!;
+    ordered.push(next);
+    placed.add(next.name);
+  }
+  return ordered;
 }

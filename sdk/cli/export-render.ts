@@ -3,7 +3,7 @@
  * Writers of an exported organization, one per program format, all from the same list of
  * resources: adding a format is one more entry in {@link RENDERERS}.
  */
-import type { ExportedResource } from "./export-model";
+import { ExportReference, type ExportedResource } from "./export-model";
 
 /** A program format: the file it is usually saved as, and how to write it. */
 export interface Renderer {
@@ -11,8 +11,27 @@ export interface Renderer {
   render(resources: readonly ExportedResource[], organizationId: string): string;
 }
 
-/** A value as TypeScript source: JSON, spread over lines when it is long. */
-function tsValue(value: unknown, indent: string): string {
+/** A TypeScript variable name for resource `name` (`ops-team` → `opsTeam`), unique in `taken`. */
+function variableName(name: string, taken: Set<string>): string {
+  const words = name.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  let base = words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]!.toUpperCase() + w.slice(1).toLowerCase())).join("") || "resource";
+  if (/^[0-9]/.test(base) || RESERVED.has(base)) base = `r${base[0]!.toUpperCase()}${base.slice(1)}`;
+  let variable = base;
+  for (let n = 2; taken.has(variable); n++) variable = `${base}${n}`;
+  taken.add(variable);
+  return variable;
+}
+
+const RESERVED = new Set(["break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum", "export", "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "null", "return", "super", "switch", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "let", "static", "yield", "await", "keyform", "pulumi"]);
+
+/** A value as TypeScript source: JSON, spread over lines when it is long; references as `<variable>.<output>`. */
+function tsValue(value: unknown, indent: string, variables: ReadonlyMap<string, string>): string {
+  const reference = (v: unknown) => (v instanceof ExportReference ? `${variables.get(v.resource)}.${v.output}` : undefined);
+  const single = reference(value);
+  if (single !== undefined) return single;
+  if (Array.isArray(value) && value.some((v) => v instanceof ExportReference)) {
+    return `[${value.map((v) => reference(v) ?? JSON.stringify(v)).join(", ")}]`;
+  }
   const flat = JSON.stringify(value);
   if (flat.length <= 100 || typeof value !== "object") return flat;
   return JSON.stringify(value, null, 2).replace(/\n/g, `\n${indent}`);
@@ -28,9 +47,13 @@ const typescript: Renderer = {
       'import * as keyform from "keyform";',
       "",
     ];
+    const variables = new Map<string, string>();
+    const taken = new Set<string>();
     for (const r of resources) {
-      lines.push(`new keyform.${r.className}(${JSON.stringify(r.name)}, {`);
-      for (const [key, value] of Object.entries(r.inputs)) lines.push(`  ${key}: ${tsValue(value, "  ")},`);
+      const variable = variableName(r.name, taken);
+      variables.set(r.name, variable);
+      lines.push(`const ${variable} = new keyform.${r.className}(${JSON.stringify(r.name)}, {`);
+      for (const [key, value] of Object.entries(r.inputs)) lines.push(`  ${key}: ${tsValue(value, "  ", variables)},`);
       lines.push("});", "");
     }
     return lines.join("\n");
@@ -42,7 +65,9 @@ const typescript: Renderer = {
  * literal one is written `$${`.
  */
 function yamlValue(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === "string" ? v.replace(/\$\{/g, () => "$${") : v));
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v instanceof ExportReference ? `\${${v.resource}.${v.output}}` : typeof v === "string" ? v.replace(/\$\{/g, () => "$${") : v,
+  );
 }
 
 const yaml: Renderer = {

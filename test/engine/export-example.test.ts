@@ -96,6 +96,10 @@ describe("keyform export of the example organization", () => {
     const project = linkedTypeScriptProject(repoRoot, "exported-example");
     try {
       const program = await exportTo(path.join(project, "index.ts"), "typescript");
+      // Objects refer to each other as the example does: by the outputs of the exported resources.
+      expect(program).toMatch(/senderUserId: alice\.userId,/);
+      expect(program).toMatch(/userIds: \[(\w+\.userId, )*alice\.userId/);
+      expect(program).toMatch(/publicKey: \w+\.publicKey,/);
       // The program type-checks as a user's project would.
       await run(path.join(repoRoot, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", project]);
       await expectAdoptedUnchanged(program, { workDir: project, envVars: emulatorEnv(emu.emulator) });
@@ -108,6 +112,7 @@ describe("keyform export of the example organization", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-export-example-yaml-"));
     try {
       const program = await exportTo(path.join(dir, "Pulumi.yaml"), "yaml");
+      expect(program).toContain('senderUserId: "${alice.userId}"');
       await expectAdoptedUnchanged(program, { workDir: dir, config: settingsConfig(emu) });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

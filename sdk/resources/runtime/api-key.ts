@@ -181,7 +181,7 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
     example: 'const ci = new keyform.ApiKey("ci", { userId: bot.userId, apiKeyName: "ci" });\nexport const ciPrivateKey = ci.privateKey; // a secret',
     importIdMeaning: "the key's id, `apiKeyId`; declare its `publicKey`",
     inputs: {
-      userId: { type: "string", description: "The user the key belongs to.", required: true, replaceOnChange: true },
+      userId: { type: "string", description: "The user the key belongs to.", required: true, replaceOnChange: true, references: { kind: "User" } },
       apiKeyName: { type: "string", description: "The key's name.", required: true, replaceOnChange: true },
       publicKey: {
         type: "string",

@@ -45,6 +45,11 @@ export type PropertyDescription = PropertyType & {
   readonly plain?: boolean;
   /** The output can be absent (outputs only; nested objects say it with `required`). */
   readonly optional?: boolean;
+  /**
+   * The value (or each element of a list) is an output of another resource: `kind`'s `output`
+   * (its id output when omitted). `keyform export` writes such values as references.
+   */
+  readonly references?: { readonly kind: string; readonly output?: string };
 };
 
 /** Everything the front doors need to know about one resource beyond its CRUD logic. */

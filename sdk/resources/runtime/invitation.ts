@@ -105,6 +105,7 @@ export const invitationSpec: ResourceSpec<InvitationState, InvitationOutputs, Li
         items: { type: "string" },
         description: "Tag ids the new user receives (a set). Default: none.",
         replaceOnChange: true,
+        references: { kind: "UserTag" },
       },
       accessType: {
         type: "string",
@@ -113,7 +114,7 @@ export const invitationSpec: ResourceSpec<InvitationState, InvitationOutputs, Li
         required: true,
         replaceOnChange: true,
       },
-      senderUserId: { type: "string", description: "The inviting user.", required: true, replaceOnChange: true },
+      senderUserId: { type: "string", description: "The inviting user.", required: true, replaceOnChange: true, references: { kind: "User" } },
     },
     outputs: {
       invitationId: { type: "string", description: "The invitation's id." },

@@ -81,7 +81,7 @@ const describe: ResourceDescription = {
   example: 'new keyform.IpAllowlist("ci-ips", { publicKey: ciKey.publicKey, rules: [{ cidr: "10.20.0.0/16", label: "CI runners" }] });',
   importIdMeaning: "`organization`, or the API key's public key",
   inputs: {
-    publicKey: { type: "string", description: "The API key (public key, hex) the list belongs to; unset: the organization-level list.", replaceOnChange: true },
+    publicKey: { type: "string", description: "The API key (public key, hex) the list belongs to; unset: the organization-level list.", replaceOnChange: true, references: { kind: "ApiKey", output: "publicKey" } },
     enabled: { type: "boolean", description: "Organization-level lists only: whether the list is enforced; default true." },
     rules: { type: "array", items: RULE, description: "The allowed blocks (order does not matter).", required: true },
     onEvaluationError: { type: "string", enum: ["ALLOW", "DENY"], description: "What happens when an address cannot be evaluated; default `DENY`." },

@@ -51,7 +51,7 @@ const describe: ResourceDescription = {
   importIdMeaning: "the tag's id, `privateKeyTagId`",
   inputs: {
     privateKeyTagName: { type: "string", description: "The tag's name.", required: true, defaultsToResourceName: true },
-    privateKeyIds: { type: "array", items: { type: "string" }, description: "The private keys that carry the tag (a set). Default: none." },
+    privateKeyIds: { type: "array", items: { type: "string" }, description: "The private keys that carry the tag (a set). Default: none.", references: { kind: "PrivateKey" } },
   },
   outputs: {
     privateKeyTagId: { type: "string", description: "The tag's id." },

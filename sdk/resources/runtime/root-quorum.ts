@@ -57,7 +57,7 @@ const describe: ResourceDescription = {
   importIdMeaning: "the organization's id, `rootQuorumId`",
   inputs: {
     threshold: { type: "integer", description: "How many members must approve (1 to the number of `userIds`).", required: true },
-    userIds: { type: "array", items: { type: "string" }, description: "The members (a set: order does not matter).", required: true },
+    userIds: { type: "array", items: { type: "string" }, description: "The members (a set: order does not matter).", required: true, references: { kind: "User" } },
   },
   outputs: {
     rootQuorumId: { type: "string", description: "The quorum's id: the id of its organization." },

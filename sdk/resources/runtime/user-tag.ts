@@ -63,7 +63,7 @@ export const userTagSpec: ResourceSpec<UserTagState, UserTagOutputs, LiveTag> = 
     importIdMeaning: "the tag's id, `userTagId`",
     inputs: {
       userTagName: { type: "string", description: "The tag's name.", required: true, defaultsToResourceName: true },
-      userIds: { type: "array", items: { type: "string" }, description: "The users that carry the tag (a set: order does not matter). Default: none." },
+      userIds: { type: "array", items: { type: "string" }, description: "The users that carry the tag (a set: order does not matter). Default: none.", references: { kind: "User" } },
     },
     outputs: {
       userTagId: { type: "string", description: "The tag's id." },
