@@ -71,7 +71,7 @@ class Interfaces {
     const lines = [...jsdoc(doc, ""), `export interface ${name} {`];
     for (const [key, property] of Object.entries(properties)) {
       lines.push(...jsdoc(property.description, "  "));
-      const type = input ? inputType(property, `${name.replace(/Args$/, "")}${capitalized(key)}`, this, true) : outputType(property, `${name}${capitalized(key)}`, this);
+      const type = input ? inputType(property, `${name.replace(/Args$/, "")}${capitalized(key)}`, key, this) : outputType(property, `${name}${capitalized(key)}`, key, this);
       lines.push(`  ${key}${property.required ? "" : "?"}: ${type};`);
     }
     lines.push("}");
@@ -81,7 +81,7 @@ class Interfaces {
 }
 
 /** The TypeScript type of a value (no Input wrapping), for outputs. */
-function outputType(type: PropertyType, owner: string, interfaces: Interfaces): string {
+function outputType(type: PropertyType, owner: string, field: string, interfaces: Interfaces): string {
   switch (type.type) {
     case "string":
       return type.enum ? type.enum.map((v) => JSON.stringify(v)).join(" | ") : "string";
@@ -93,18 +93,18 @@ function outputType(type: PropertyType, owner: string, interfaces: Interfaces): 
     case "json":
       return "unknown";
     case "array": {
-      const items = type.items.type === "object" && type.items.properties ? interfaces.add(singularOwner(owner), type.items.properties, false, `One element of \`${lastWord(owner)}\`.`) : outputType(type.items, owner, interfaces);
+      const items = type.items.type === "object" && type.items.properties ? interfaces.add(singularOwner(owner, field), type.items.properties, false, itemDoc(type.items, field)) : outputType(type.items, owner, field, interfaces);
       return `Array<${items}>`;
     }
     case "object":
-      if (type.properties) return interfaces.add(owner, type.properties, false, `The \`${lastWord(owner)}\` object.`);
-      return `Record<string, ${type.additionalProperties ? outputType(type.additionalProperties, owner, interfaces) : "unknown"}>`;
+      if (type.properties) return interfaces.add(owner, type.properties, false, objectDoc(type, field));
+      return `Record<string, ${type.additionalProperties ? outputType(type.additionalProperties, owner, field, interfaces) : "unknown"}>`;
   }
 }
 
 /** The TypeScript type of an input: every level takes a value, a promise or an output. */
-function inputType(type: PropertyType & { plain?: boolean }, owner: string, interfaces: Interfaces, wrap = true): string {
-  const input = (t: string) => (wrap && !type.plain ? `pulumi.Input<${t}>` : t);
+function inputType(type: PropertyType & { plain?: boolean }, owner: string, field: string, interfaces: Interfaces): string {
+  const input = (t: string) => (type.plain ? t : `pulumi.Input<${t}>`);
   switch (type.type) {
     case "string":
       return input(type.enum ? type.enum.map((v) => JSON.stringify(v)).join(" | ") : type.acceptsNumber ? "string | number" : "string");
@@ -118,27 +118,22 @@ function inputType(type: PropertyType & { plain?: boolean }, owner: string, inte
     case "array": {
       const items =
         type.items.type === "object" && type.items.properties
-          ? `pulumi.Input<${interfaces.add(`${singularOwner(owner)}Args`, type.items.properties, true, `One element of \`${lastWord(owner)}\`.`)}>`
-          : inputType(type.items, owner, interfaces);
+          ? `pulumi.Input<${interfaces.add(`${singularOwner(owner, field)}Args`, type.items.properties, true, itemDoc(type.items, field))}>`
+          : inputType(type.items, owner, field, interfaces);
       return input(`${items}[]`);
     }
     case "object":
-      if (type.properties) return input(interfaces.add(`${owner}Args`, type.properties, true, `The \`${lastWord(owner)}\` object.`));
-      return input(`Record<string, ${type.additionalProperties ? inputType(type.additionalProperties, owner, interfaces) : "unknown"}>`);
+      if (type.properties) return input(interfaces.add(`${owner}Args`, type.properties, true, objectDoc(type, field)));
+      return input(`Record<string, ${type.additionalProperties ? inputType(type.additionalProperties, owner, field, interfaces) : "unknown"}>`);
   }
 }
 
-/** `WalletAccounts` → `WalletAccount`: the owner names a list, its element is singular. */
-const singularOwner = (owner: string) => {
-  const word = lastWord(owner);
-  return owner.slice(0, owner.length - word.length) + singular(word);
-};
-/** The last capitalized word run of an owner name, lower-cased first letter: `WalletAccounts` → `accounts`. */
-const lastWord = (owner: string) => {
-  const match = /[A-Z][a-z0-9]*$/.exec(owner);
-  const word = match ? match[0] : owner;
-  return word[0]!.toLowerCase() + word.slice(1);
-};
+/** `WalletAccounts` (field `accounts`) → `WalletAccount`: the owner names a list, its element is singular. */
+const singularOwner = (owner: string, field: string) => owner.slice(0, owner.length - field.length) + singular(field);
+
+/** The documentation of a nested object: its own description, else what holds it. */
+const objectDoc = (type: PropertyType, field: string) => (type as { description?: string }).description ?? `The \`${field}\` object.`;
+const itemDoc = (type: PropertyType, field: string) => (type as { description?: string }).description ?? `One element of \`${field}\`.`;
 
 /** One resource's class file. */
 export function resourceClassFile(kind: string, description: ResourceDescription): string {
@@ -150,12 +145,12 @@ export function resourceClassFile(kind: string, description: ResourceDescription
     const doc = property.defaultsToResourceName ? `${property.description.replace(/ \(the TypeScript class defaults it to the resource name\)/, "")} Default: the resource's name.` : property.description;
     argsLines.push(...jsdoc(doc, "  "));
     const optional = !property.required || property.defaultsToResourceName;
-    argsLines.push(`  ${name}${optional ? "?" : ""}: ${inputType(property, `${kind}${capitalized(name)}`, interfaces)};`);
+    argsLines.push(`  ${name}${optional ? "?" : ""}: ${inputType(property, `${kind}${capitalized(name)}`, name, interfaces)};`);
   }
   const outputLines: string[] = [];
   for (const [name, property] of Object.entries(outputs)) {
     outputLines.push(...jsdoc(property.description, "  "));
-    const type = outputType(property, `${kind}${capitalized(name)}`, interfaces);
+    const type = outputType(property, `${kind}${capitalized(name)}`, name, interfaces);
     outputLines.push(`  declare public readonly ${name}: pulumi.Output<${type}${property.optional ? " | undefined" : ""}>;`);
   }
 

@@ -6,7 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { dynamicResourceOptions, KeyformProvider } from "./provider";
 
-/** One element of `keys`. */
+/** An API key of the user. */
 export interface UserApiKeyArgs {
   /** The key's name (unique per user). */
   apiKeyName: pulumi.Input<string>;
@@ -18,7 +18,7 @@ export interface UserApiKeyArgs {
   expirationSeconds?: pulumi.Input<string | number>;
 }
 
-/** The `claims` object. */
+/** The OIDC claims that identify the account. */
 export interface UserOauthProviderOidcClaimsArgs {
   /** Issuer (`iss`). */
   iss: pulumi.Input<string>;
@@ -28,7 +28,7 @@ export interface UserOauthProviderOidcClaimsArgs {
   aud: pulumi.Input<string>;
 }
 
-/** One element of `providers`. */
+/** An OAuth (OIDC) provider linked to the user, identified by the claims of its tokens. */
 export interface UserOauthProviderArgs {
   /** A name for the provider link. */
   providerName: pulumi.Input<string>;
@@ -36,7 +36,7 @@ export interface UserOauthProviderArgs {
   oidcClaims: pulumi.Input<UserOauthProviderOidcClaimsArgs>;
 }
 
-/** One element of `keys`. */
+/** One element of `apiKeys`. */
 export interface UserApiKey {
   /** The key's name (unique per user). */
   apiKeyName: string;
@@ -50,7 +50,7 @@ export interface UserApiKey {
   apiKeyId: string;
 }
 
-/** The `claims` object. */
+/** The OIDC claims that identify the account. */
 export interface UserOauthProviderOidcClaims {
   /** Issuer (`iss`). */
   iss: string;
@@ -60,7 +60,7 @@ export interface UserOauthProviderOidcClaims {
   aud: string;
 }
 
-/** One element of `providers`. */
+/** One element of `oauthProviders`. */
 export interface UserOauthProvider {
   /** A name for the provider link. */
   providerName: string;

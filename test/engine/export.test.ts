@@ -1,6 +1,7 @@
 /**
  * `keyform export` end to end: an organization built by hand (a user, a tag with members, a policy
- * with a condition and a consensus, API keys on two curves, an invitation, a contract interface) is
+ * with a condition and a consensus, API keys on two curves, an invitation, a contract interface, a
+ * private key and its tag, a session profile) is
  * exported as a TypeScript program and as a Pulumi YAML program. In a `pulumi new
  * typescript`-shaped project (index.ts, no build step), and in a YAML project through the
  * provider plugin, the first `pulumi up` adopts every object without changing the organization
@@ -67,6 +68,12 @@ async function buildByHand(): Promise<void> {
   await c.createInvitations({
     invitations: [{ receiverUserName: "Erin", receiverUserEmail: "erin@example.com", receiverUserTags: [userTagId], accessType: "ACCESS_TYPE_WEB", senderUserId: rootUserId }],
   });
+  // The classes the example organization has no object of: a private key, its tag, a session profile.
+  const { privateKeys } = await c.createPrivateKeys({
+    privateKeys: [{ privateKeyName: "signer", curve: "CURVE_SECP256K1", privateKeyTags: [], addressFormats: ["ADDRESS_FORMAT_ETHEREUM"] }],
+  });
+  await c.createPrivateKeyTag({ privateKeyTagName: "hot keys", privateKeyIds: [privateKeys[0]!.privateKeyId] });
+  await c.createSessionProfile({ sessionProfileName: "read only", scope: "activity.action == 'READ'", expirationSeconds: "3600" });
   await c.createSmartContractInterface({
     smartContractAddress: "0x" + "a1".repeat(20),
     smartContractInterface: JSON.stringify([{ type: "function", name: "transfer", inputs: [{ name: "to", type: "address" }] }]),
@@ -99,9 +106,10 @@ afterAll(async () => {
 describe("keyform export", () => {
   it("writes a program whose first up adopts everything unchanged and whose preview is empty", { timeout: 600_000 }, async () => {
     const program = await exportTo(path.join(project, "index.ts"), "typescript");
-    // the tag, the policy, dana's two keys, the invitation, the interface, dana, the root quorum
-    // (not the root user and the key the export ran with)
-    expect(program.match(/^  importId: /gm), program).toHaveLength(8);
+    // the tag, the policy, dana's two keys, the invitation, the interface, dana, the root quorum,
+    // the private key, its tag, the session profile (not the root user and the key the export ran with)
+    expect(program.match(/^  importId: /gm), program).toHaveLength(11);
+    expect(program).toMatch(/privateKeyIds: \[signer\.privateKeyId\]/);
     expect(program).not.toContain(emu.emulator.bootstrap.apiPublicKey);
     expect(program).toContain('new keyform.Policy("ops-approve-signing"');
 
@@ -111,7 +119,7 @@ describe("keyform export", () => {
     const { stack, cleanup } = await createWorkDirStack({ workDir: project, envVars: emulatorEnv(emu.emulator) });
     try {
       const up = await stack.up();
-      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 8 });
+      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 11 });
       expect(await snapshot()).toEqual(before);
       expect(changes((await stack.preview()).changeSummary)).toEqual({});
     } finally {
@@ -123,11 +131,11 @@ describe("keyform export", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-export-yaml-"));
     try {
       const program = await exportTo(path.join(dir, "Pulumi.yaml"), "yaml");
-      expect(program.match(/^      importId: /gm), program).toHaveLength(8);
+      expect(program.match(/^      importId: /gm), program).toHaveLength(11);
       const { stack, cleanup } = await createWorkDirStack({ workDir: dir, config: settingsConfig(emu) });
       try {
         const up = await stack.up();
-        expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 8 });
+        expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 11 });
         expect(await snapshot()).toEqual(before);
         expect(changes((await stack.preview()).changeSummary)).toEqual({});
       } finally {
