@@ -29,6 +29,8 @@ export { simulate, type SimulatedActivity, type SimulatedCredential, type Simula
 export { declaredPolicies } from "./declared";
 export { activityCatalog, activityTypeInfo, keywordAvailable, latestTypeOf, type ActivityTypeInfo } from "./catalog";
 export { lintCoverage, matchableTypes, type PolicyShape } from "./coverage";
+export { diffPolicies, z3Context, type AccessChange, type AccessDiff, type DiffOptions, type DiffUser } from "./smt/diff";
+export { formatAccessDiffMarkdown, formatAccessDiffText } from "./smt/report";
 
 /** A diagnostic of one property of a policy. */
 export interface PropertyDiagnostic extends Diagnostic {

@@ -16,7 +16,6 @@
  * none of them errors (an error is no match). Own-credential changes allowed without a policy
  * are not modelled (the same on both sides unless a DENY on them changes).
  */
-import { init } from "z3-solver";
 import { memberPath, walk, type Expr } from "../ast";
 import { activityKind, resourceAndAction, ROOT_QUORUM_ONLY_KINDS } from "../activity";
 import { activityCatalog } from "../catalog";
@@ -79,7 +78,8 @@ let z3: Promise<Z3Context> | undefined;
 
 /** The Z3 context (the WebAssembly build loads once per process; later calls reuse it). */
 export async function z3Context(): Promise<Z3Context> {
-  z3 ??= init().then(({ Context }) => Context("main"));
+  // Loaded on first use: importing the policy API must not load the solver.
+  z3 ??= import("z3-solver").then(({ init }) => init()).then(({ Context }) => Context("main"));
   return z3;
 }
 
