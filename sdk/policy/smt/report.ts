@@ -17,8 +17,18 @@ export function describeWitness(change: AccessChange): string {
   const parts = [w.type.replace(/^ACTIVITY_TYPE_/, "")];
   if (others.length > 0) parts.push(`approved by ${short(others, 3)}`);
   if (w.parameters && Object.keys(w.parameters as object).length > 0) parts.push(`params ${JSON.stringify(w.parameters)}`);
-  if (w.keywords && Object.keys(w.keywords).length > 0) parts.push(JSON.stringify(w.keywords));
+  const facts = leaves(w.keywords ?? {}, "");
+  if (facts.length > 0) parts.push(facts.join(", "));
   return parts.join("; ");
+}
+
+/** `wallet.id = 'w-1'` for each leaf that says something (empty strings and false left out). */
+function leaves(value: unknown, path: string): string[] {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    return Object.entries(value).flatMap(([key, v]) => leaves(v, path ? `${path}.${key}` : key));
+  }
+  if (value === "" || value === false || value === undefined) return [];
+  return [`${path} = ${typeof value === "string" ? `'${value}'` : JSON.stringify(value)}`];
 }
 
 function rows(diff: AccessDiff): string[][] {
