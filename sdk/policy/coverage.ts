@@ -27,7 +27,7 @@ type Known = string | boolean | bigint | readonly Known[] | undefined;
 
 const FACTS = new Set(["activity.type", "activity.kind", "activity.resource", "activity.action"]);
 
-function facts(entry: ActivityTypeInfo): Record<string, string> {
+function facts(entry: Pick<ActivityTypeInfo, "type" | "kind">): Record<string, string> {
   const { resource, action } = resourceAndAction(entry.kind);
   return { "activity.type": entry.type, "activity.kind": entry.kind, "activity.resource": resource, "activity.action": action };
 }
@@ -77,6 +77,13 @@ function truth(expr: Expr, of: Record<string, string>): Tri {
     default:
       return undefined;
   }
+}
+
+/** Whether a condition may hold for an activity of `type`: false only when its type, kind, resource and action rule it out. */
+export function conditionMayMatch(condition: Expr | undefined, type: string): boolean {
+  if (!condition) return true;
+  const kind = type.replace(/^ACTIVITY_TYPE_/, "").replace(/_V\d+$/, "");
+  return truth(condition, facts({ type, kind })) !== false;
 }
 
 /** The catalog types whose facts do not rule the condition out (every type for no condition). */

@@ -20,6 +20,7 @@ import { memberPath, walk, type Expr } from "../ast";
 import { activityKind, resourceAndAction, ROOT_QUORUM_ONLY_KINDS } from "../activity";
 import { activityCatalog } from "../catalog";
 import { compiledExpression } from "../compile";
+import { conditionMayMatch } from "../coverage";
 import type { PolicyRecord } from "../engine";
 import { simulate, type SimulatedActivity, type SimulatedUser } from "../simulate";
 import { Encoder, RequestSpace, type TypeSlot, type UserSlot, type Z3Bool, type Z3Context } from "./encode";
@@ -266,8 +267,11 @@ export async function diffPolicies(before: readonly PolicyRecord[], after: reado
           targetLabel = named ? `private key ${id}` : "another private key";
         }
         const witness = witnessOf(space, model, t, s, target);
+        // Policies ruled out by the activity's type cannot apply to it: replay only the others.
+        const mayMatch = (p: PolicyRecord) => conditionMayMatch(p.condition ? compiledExpression("condition", p.condition).expr : undefined, witness.type);
+        const [beforeHere, afterHere] = [before.filter(mayMatch), after.filter(mayMatch)];
         const replay = (activity: SimulatedActivity) => {
-          const [b, a] = [simulate(before, activity), simulate(after, activity)];
+          const [b, a] = [simulate(beforeHere, activity), simulate(afterHere, activity)];
           const [allowedB, allowedA] = [b.outcome === "OUTCOME_ALLOW", a.outcome === "OUTCOME_ALLOW"];
           return { b, a, confirmed: direction === "gains" ? !allowedB && allowedA : allowedB && !allowedA };
         };
