@@ -13,6 +13,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { keyformEnvironment, openStack, repoRoot } from "../shared/workspace";
+import { accessDiffSection, PlannedPolicies } from "./access-diff";
 import { renderMarkdown, SummaryCollector, type ChangeSummary } from "./summary";
 
 /** Exit code of `drift` when the live organization differs from the code. */
@@ -21,13 +22,21 @@ export const DRIFT_EXIT_CODE = 3;
 const OPERATIONS = ["preview", "up", "drift"] as const;
 type Operation = (typeof OPERATIONS)[number];
 
-async function run(operation: Operation, stackName: string, workDir: string): Promise<ChangeSummary> {
+async function run(operation: Operation, stackName: string, workDir: string): Promise<ChangeSummary & { accessDiff?: string }> {
   const stack = await openStack({ stackName, envVars: keyformEnvironment(), workDir });
   const collector = new SummaryCollector(operation, stackName);
-  const options = { onEvent: collector.onEvent, onOutput: (text: string) => process.stderr.write(text) };
+  const planned = new PlannedPolicies();
+  const onEvent: typeof collector.onEvent = (event) => {
+    collector.onEvent(event);
+    planned.onEvent(event);
+  };
+  const options = { onEvent, onOutput: (text: string) => process.stderr.write(text) };
   try {
-    if (operation === "preview") await stack.preview(options);
-    else if (operation === "up") await stack.up(options);
+    // A preview also shows who gains or loses access through the planned policy changes.
+    if (operation === "preview") {
+      await stack.preview(options);
+      return { ...collector.summary(), accessDiff: await accessDiffSection(stack, planned) };
+    } else if (operation === "up") await stack.up(options);
     else await stack.previewRefresh(options);
   } catch (error) {
     const summary = collector.summary();
@@ -53,7 +62,7 @@ async function main(): Promise<number> {
   }
   const summary = await run(operation, values.stack!, path.resolve(values["work-dir"]!));
   mkdirSync(values.out!, { recursive: true });
-  const markdown = renderMarkdown(summary);
+  const markdown = renderMarkdown(summary) + (summary.accessDiff ? `\n${summary.accessDiff}` : "");
   writeFileSync(path.join(values.out!, `${operation}.md`), markdown);
   writeFileSync(path.join(values.out!, `${operation}.json`), JSON.stringify(summary, null, 2) + "\n");
   process.stdout.write(markdown);

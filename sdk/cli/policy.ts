@@ -10,6 +10,10 @@
  *   (`--policies`) or from a server (`--data <emulator dir>` or the KEYFORM_* settings), and
  *   prints the outcome and each policy's evaluation. `--expect` makes it a test: exit 1 when
  *   the outcome differs.
+ * - `diff <before> <after>` proves with Z3 which access decisions change between two policy
+ *   sets (files, stack exports, or `live`: the organization's current policies) for every user,
+ *   activity type and referenced wallet or private key, each with a witness activity.
+ *   `--no-new-access` makes it a gate: exit 1 when anyone gains access.
  */
 import * as fs from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
@@ -28,6 +32,8 @@ import { KeyformClient } from "../client/client";
 import { ApiKeyStamper } from "../client/api-key-stamper";
 import { requireSetting, resolveSettings } from "../resources/runtime/settings";
 import { readBootstrap } from "./env";
+import { diffPolicies, type AccessDiff, type DiffUser } from "../policy/smt/diff";
+import { formatAccessDiffText } from "../policy/smt/report";
 
 /** Short names accepted by `--expect`. */
 const EXPECTATIONS: Readonly<Record<string, string>> = {
@@ -90,7 +96,7 @@ export function runCheck(targets: readonly string[], options: { kind: Expression
 }
 
 /** A client of the organization: the emulator's bootstrap.json in `dataDir`, or the KEYFORM_* settings. */
-function serverClient(dataDir: string | undefined): KeyformClient {
+function serverClient(dataDir: string | undefined, purpose = "keyform policy simulate"): KeyformClient {
   if (dataDir !== undefined) {
     const b = readBootstrap(dataDir);
     return new KeyformClient({
@@ -100,7 +106,6 @@ function serverClient(dataDir: string | undefined): KeyformClient {
     });
   }
   const settings = resolveSettings(undefined);
-  const purpose = "keyform policy simulate";
   return new KeyformClient({
     baseUrl: settings.baseUrl,
     organizationId: requireSetting(settings, "organizationId", purpose),
@@ -183,9 +188,58 @@ export async function runSimulate(
   return 0;
 }
 
+/** The word naming the live organization as a side of `policy diff`. */
+const LIVE = "live";
+
+/** The policies of one side of a diff: a file, or the live organization's. */
+async function policiesOf(side: string, client: () => KeyformClient): Promise<PolicyRecord[]> {
+  if (side !== LIVE) return declaredPolicies(readJson(side), side);
+  const { policies } = await client().listPolicies();
+  return policies.map((p) => ({ ...p, time: p.time ?? null }));
+}
+
+/** Users from a JSON file: a list or `{users: [...]}` of `{id|userId, tags|userTags, email|userEmail, alias|userName}`. */
+function usersFromFile(file: string): DiffUser[] {
+  const document = readJson(file) as { users?: unknown };
+  const list = Array.isArray(document) ? document : document.users;
+  if (!Array.isArray(list)) throw new Error(`${file}: expected a list of users or {users: [...]}`);
+  return list.map((u: Record<string, unknown>, i: number) => {
+    const id = u.id ?? u.userId;
+    if (typeof id !== "string") throw new Error(`${file}: users[${i}].id: expected a user id string`);
+    const tags = u.tags ?? u.userTags ?? [];
+    if (!Array.isArray(tags) || tags.some((t) => typeof t !== "string")) throw new Error(`${file}: users[${i}].tags: expected a list of tag ids`);
+    return { id, tags: tags as string[], email: String(u.email ?? u.userEmail ?? ""), alias: String(u.alias ?? u.userName ?? "") };
+  });
+}
+
+/** Runs `policy diff`; returns the exit code (1 with `--no-new-access` when anyone gains access). */
+export async function runDiff(
+  before: string,
+  after: string,
+  options: { data?: string; users?: string; newAccess?: boolean; json?: boolean },
+  io: Output = stdio,
+): Promise<number> {
+  let client: KeyformClient | undefined;
+  const live = () => (client ??= serverClient(options.data, "keyform policy diff"));
+  const [beforePolicies, afterPolicies] = [await policiesOf(before, live), await policiesOf(after, live)];
+  let users: DiffUser[] | undefined;
+  if (options.users !== undefined) users = usersFromFile(options.users);
+  else if (before === LIVE || after === LIVE || options.data !== undefined) {
+    users = (await live().listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName }));
+  }
+  const diff: AccessDiff = await diffPolicies(beforePolicies, afterPolicies, users ? { users } : {});
+  io.out(options.json ? `${JSON.stringify(diff, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2)}\n` : formatAccessDiffText(diff));
+  const gains = diff.changes.filter((c) => c.direction === "gains");
+  if (options.newAccess === false && gains.length > 0) {
+    io.err(`--no-new-access: ${gains.length} change${gains.length === 1 ? "" : "s"} give${gains.length === 1 ? "s" : ""} access (${[...new Set(gains.flatMap((c) => c.users))].slice(0, 5).join(", ")}…)\n`);
+    return 1;
+  }
+  return 0;
+}
+
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** `keyform policy check|simulate`. */
+/** `keyform policy check|simulate|diff`. */
 export function policyCommand(): Command {
   const policy = new Command("policy").description("check policy expressions and simulate the policy engine");
 
@@ -215,6 +269,19 @@ export function policyCommand(): Command {
     .option("--json", "print the decision as JSON")
     .action(async (options: Parameters<typeof runSimulate>[0]) => {
       process.exitCode = await runSimulate(options);
+    });
+
+  policy
+    .command("diff")
+    .description("prove which access decisions change between two policy sets, for every user, activity type and referenced wallet or private key")
+    .argument("<before>", `policies before: a JSON file (list, {policies}, or a pulumi stack export) or '${LIVE}' (the organization's current policies)`)
+    .argument("<after>", `policies after: a JSON file or '${LIVE}'`)
+    .option("--data <dir>", `the organization of '${LIVE}' and its users: a running emulator's data directory; default: the KEYFORM_* settings`)
+    .option("--users <file>", "users as JSON ({id, tags, email, alias} each); default: the organization's users when it is read, else users made up from the ids and tags the policies name")
+    .option("--no-new-access", "exit 1 when any user gains access")
+    .option("--json", "print the changes as JSON")
+    .action(async (before: string, after: string, options: Parameters<typeof runDiff>[2]) => {
+      process.exitCode = await runDiff(before, after, options);
     });
   return policy;
 }

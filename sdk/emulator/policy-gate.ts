@@ -13,11 +13,13 @@
  *
  * Users may change their own credentials (API keys, authenticators, OAuth providers, sessions)
  * without a policy, unless a DENY applies. Every decision's per-policy outcomes are stored for
- * get_policy_evaluations. The evaluator's undocumented choices keep their defaults
- * (`DEFAULT_DECISION_SETTINGS`: an erroring DENY blocks; a DENY applies once its consensus holds).
+ * get_policy_evaluations, an erroring policy with its error. The evaluator's undocumented choices
+ * keep their defaults (`DEFAULT_DECISION_SETTINGS`: an erroring policy, DENY or ALLOW, counts as
+ * no match; a DENY applies once its consensus holds).
  */
 import { randomUUID } from "node:crypto";
 import { activityFacts, activityKind } from "../policy/activity";
+import { keywordsFor } from "../policy/catalog";
 import { decide, type Decision, type PolicyRecord } from "../policy/engine";
 import type { EvaluationInput } from "../policy/evaluate";
 import { rootQuorumOf } from "./consensus";
@@ -160,7 +162,7 @@ export function evaluationInput(ctx: GateContext, type: string, parameters: unkn
   }
   const params = (typeof parameters === "object" && parameters !== null ? parameters : {}) as Record<string, unknown>;
   return {
-    keywords: { activity: activityFacts(type, parameters), approvers, credentials, ...signingTarget(ctx, params) },
+    keywords: { activity: activityFacts(type, parameters), approvers, credentials, ...keywordsFor(type, signingTarget(ctx, params)) },
     nowMs: ctx.nowMs,
   };
 }
@@ -184,6 +186,11 @@ export function gateApproval(ctx: GateContext, type: string, parameters: unknown
   return decide(policiesOf(ctx.store, ctx.organizationId), activityKind(type), evaluationInput(ctx, type, parameters, approvals));
 }
 
+/** One policy's outcome as get_policy_evaluations and a refusal show it; an erroring policy carries its error (it counted as no match). */
+function evaluationOnWire(e: Decision["evaluations"][number]): { policyId: string; outcome: string; error?: string } {
+  return e.outcome === "OUTCOME_ERROR" ? { policyId: e.policyId, outcome: e.outcome, error: e.reason } : { policyId: e.policyId, outcome: e.outcome };
+}
+
 /** Stores a decision's per-policy outcomes for get_policy_evaluations. */
 export function recordEvaluation(ctx: GateContext, activityId: string, voteId: string, decision: Decision): void {
   policyEvaluationStoreOf(ctx.db).insert({
@@ -191,7 +198,7 @@ export function recordEvaluation(ctx: GateContext, activityId: string, voteId: s
     activity_id: activityId,
     org_id: ctx.organizationId,
     vote_id: voteId,
-    evaluations_json: JSON.stringify(decision.evaluations.map((e) => ({ policyId: e.policyId, outcome: e.outcome }))),
+    evaluations_json: JSON.stringify(decision.evaluations.map(evaluationOnWire)),
     created_ms: ctx.nowMs,
   });
 }
@@ -211,7 +218,7 @@ export class PolicyDeniedError extends EmulatorError {
         {
           "@type": "type.googleapis.com/errors.v1.PolicyEnginePermissionError",
           message: explicit ? "A policy evaluated to outcome: Deny" : "No policies evaluated to outcome: Allow",
-          policyEvaluations: this.decision.evaluations.map((e) => ({ policyId: e.policyId, outcome: e.outcome })),
+          policyEvaluations: this.decision.evaluations.map(evaluationOnWire),
         },
       ],
     };

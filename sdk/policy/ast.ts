@@ -74,3 +74,34 @@ export function memberPath(expr: Expr): string | undefined {
   }
   return undefined;
 }
+
+/** The expression as canonical text (one spacing, explicit parentheses), used as a stable key for a clause. */
+export function printExpr(expr: Expr): string {
+  switch (expr.kind) {
+    case "string":
+      return `'${expr.value}'`;
+    case "int":
+      return expr.value.toString();
+    case "bool":
+      return String(expr.value);
+    case "ident":
+      return expr.name;
+    case "list":
+      return `[${expr.items.map(printExpr).join(", ")}]`;
+    case "not":
+      return `!${printExpr(expr.operand)}`;
+    case "logical":
+    case "compare":
+      return `(${printExpr(expr.left)} ${expr.op} ${printExpr(expr.right)})`;
+    case "member":
+      return `${printExpr(expr.object)}.${expr.name}`;
+    case "method":
+      return `${printExpr(expr.object)}.${expr.name}(${expr.args.map(printExpr).join(", ")})`;
+    case "index":
+      return `${printExpr(expr.object)}[${printExpr(expr.index)}]`;
+    case "slice":
+      return `${printExpr(expr.object)}[${printExpr(expr.start)}..${printExpr(expr.end)}]`;
+    case "call":
+      return `${expr.name}(${expr.args.map(printExpr).join(", ")})`;
+  }
+}

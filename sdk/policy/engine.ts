@@ -12,7 +12,9 @@
  *
  * A policy applies when its time, condition and consensus all hold (an empty expression holds).
  * Per policy: time false → OUTCOME_TIME_INACTIVE (skipped); an expression that does not compile
- * or errors → OUTCOME_ERROR; condition false → OUTCOME_DENY_IMPLICIT (it does not apply).
+ * or errors → OUTCOME_ERROR, which counts as no match for ALLOW and DENY alike (a DENY reading
+ * `activity.params.hash_function` does not block activities that have no such field); condition
+ * false → OUTCOME_DENY_IMPLICIT (it does not apply).
  *
  * Two points the service leaves undocumented are settings ({@link DecisionSettings}).
  */
@@ -60,8 +62,10 @@ export interface Decision {
 /** Choices the service does not document. */
 export interface DecisionSettings {
   /**
-   * Whether a DENY whose expressions error blocks the activity (true, the default: an erroring
-   * guard fails closed) or is ignored like any other erroring policy (false).
+   * Whether a DENY whose expressions error blocks the activity (true) or counts as no match like
+   * any other erroring policy (false, the default: the service's notes say a keyword missing
+   * for the activity makes that policy an error, and an erroring policy counts as no match, for
+   * ALLOW and DENY alike).
    */
   readonly erroredDenyBlocks?: boolean;
   /**
@@ -72,7 +76,7 @@ export interface DecisionSettings {
   readonly denyNeedsConsensus?: boolean;
 }
 
-export const DEFAULT_DECISION_SETTINGS: Required<DecisionSettings> = { erroredDenyBlocks: true, denyNeedsConsensus: true };
+export const DEFAULT_DECISION_SETTINGS: Required<DecisionSettings> = { erroredDenyBlocks: false, denyNeedsConsensus: true };
 
 type Clause = { value: boolean } | { error: string };
 

@@ -12,6 +12,7 @@
  */
 import { compiledExpression } from "./compile";
 import type { Diagnostic } from "./errors";
+import { lintCoverage } from "./coverage";
 import { lintSigningScope } from "./lints";
 import type { ExpressionKind } from "./types";
 
@@ -26,6 +27,10 @@ export { parseExpression } from "./parser";
 export { EXPRESSION_KINDS, type ExpressionKind } from "./types";
 export { simulate, type SimulatedActivity, type SimulatedCredential, type SimulatedUser, type Simulation } from "./simulate";
 export { declaredPolicies } from "./declared";
+export { activityCatalog, activityTypeInfo, keywordAvailable, latestTypeOf, type ActivityTypeInfo } from "./catalog";
+export { lintCoverage, matchableTypes, type PolicyShape } from "./coverage";
+export { diffPolicies, z3Context, type AccessChange, type AccessDiff, type DiffOptions, type DiffUser } from "./smt/diff";
+export { formatAccessDiffMarkdown, formatAccessDiffText } from "./smt/report";
 
 /** A diagnostic of one property of a policy. */
 export interface PropertyDiagnostic extends Diagnostic {
@@ -59,7 +64,9 @@ export function checkPolicy(policy: DeclaredExpressions): PropertyDiagnostic[] {
     const text = policy.condition ?? "";
     const condition = text.trim() === "" ? undefined : compiledExpression("condition", text);
     if (!condition || condition.expr) {
-      for (const d of lintSigningScope(policy.effect, condition?.expr)) found.push({ ...d, property: "condition" });
+      const present = (text: string | null | undefined) => text !== undefined && text !== null && text.trim() !== "";
+      const shape = { effect: policy.effect, condition: condition?.expr, hasConsensus: present(policy.consensus), hasTime: present(policy.time) };
+      for (const d of [...lintSigningScope(policy.effect, condition?.expr), ...lintCoverage(shape)]) found.push({ ...d, property: "condition" });
     }
   }
   return found;

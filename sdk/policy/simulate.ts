@@ -6,6 +6,7 @@
  * policy's evaluation, without sending anything anywhere.
  */
 import { activityFacts, activityKind } from "./activity";
+import { keywordsFor } from "./catalog";
 import { decide, type Decision, type DecisionSettings, type PolicyRecord } from "./engine";
 import { parseTimestamp } from "./time";
 
@@ -88,6 +89,7 @@ export function simulate(policies: readonly PolicyRecord[], activity: SimulatedA
     credential_id: c.credential_id ?? "",
     public_key: c.public_key ?? "",
   }));
-  const keywords = { ...activity.keywords, activity: activityFacts(activity.type, activity.parameters), approvers, credentials };
+  // A keyword the activity type does not have is left out, as the service does: a policy reading it errors (no match).
+  const keywords = { ...keywordsFor(activity.type, activity.keywords ?? {}), activity: activityFacts(activity.type, activity.parameters), approvers, credentials };
   return decide(policies, activityKind(activity.type), { keywords, nowMs }, { ...settings, implicitlyAllowed: activity.ownCredentials === true });
 }

@@ -3,31 +3,17 @@
  * process, the way a project's CI runs them: against files of declared policies, a stack
  * export, and a running emulator (its data directory).
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyform, writeFixture } from "./run-cli";
 import { declaredPolicies } from "../../sdk/policy";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { DOCUMENTED_EXAMPLES } from "../policy/examples";
 
-const CLI = path.resolve(__dirname, "../../dist/sdk/cli/main.js");
 let dir: string;
-
-function keyform(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, KEYFORM_BASE_URL: "" } }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-function write(name: string, value: unknown): string {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, typeof value === "string" ? value : JSON.stringify(value));
-  return file;
-}
+const write = (name: string, value: unknown) => writeFixture(dir, name, value);
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-policy-cli-"));

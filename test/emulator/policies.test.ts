@@ -157,7 +157,11 @@ describe("policies decide a non-root user's activities", () => {
     const invitation = { receiverUserName: "x", receiverUserEmail: "x@example.com", receiverUserTags: [], accessType: "ACCESS_TYPE_WEB" as const, senderUserId: users.bot };
     const error = await failure(clients.bot.createInvitations({ invitations: [invitation] }));
     expect(error).toMatchObject({ status: 403, code: 7 });
-    expect(error!.details[0].policyEvaluations).toContainEqual({ policyId: policy["invitations (broken)"], outcome: "OUTCOME_ERROR" });
+    expect(error!.details[0].policyEvaluations).toContainEqual({
+      policyId: policy["invitations (broken)"],
+      outcome: "OUTCOME_ERROR",
+      error: expect.stringContaining("no field 'no_such_field' in this request"),
+    });
   });
 
   it("users change their own credentials without a policy, but not another user's", async () => {

@@ -187,10 +187,10 @@ describe("evaluation rules", () => {
     expect(d.evaluations[0]).toMatchObject({ outcome: "OUTCOME_ERROR", reason: expect.stringContaining("line 1, column 24: unexpected character '&'") });
   });
 
-  it("settings: an erroring DENY blocks by default, or is ignored", () => {
+  it("settings: an erroring DENY counts as no match by default (the service's rule), or blocks", () => {
     const erroringDeny: PolicyRecord = { policyId: "erroring-deny", effect: "EFFECT_DENY", condition: "wallet.label == 'cold'" };
-    expect(simulate([allowTags, erroringDeny], input("ACTIVITY_TYPE_CREATE_USER_TAG")).outcome).toBe("OUTCOME_DENY_EXPLICIT");
-    expect(simulate([allowTags, erroringDeny], input("ACTIVITY_TYPE_CREATE_USER_TAG"), { erroredDenyBlocks: false }).outcome).toBe("OUTCOME_ALLOW");
+    expect(simulate([allowTags, erroringDeny], input("ACTIVITY_TYPE_CREATE_USER_TAG")).outcome).toBe("OUTCOME_ALLOW");
+    expect(simulate([allowTags, erroringDeny], input("ACTIVITY_TYPE_CREATE_USER_TAG"), { erroredDenyBlocks: true }).outcome).toBe("OUTCOME_DENY_EXPLICIT");
   });
 
   it("settings: a DENY with unmet consensus does not apply by default, or applies on its condition", () => {

@@ -102,7 +102,14 @@ export const ActivityPolicyEvaluation = z.object({
   activityId: z.string(),
   organizationId: z.string(),
   voteId: z.string().default(""),
-  policyEvaluations: z.array(z.object({ policyId: opt(z.string()), outcome: opt(PolicyOutcome) })),
+  policyEvaluations: z.array(
+    z.object({
+      policyId: opt(z.string()),
+      outcome: opt(PolicyOutcome),
+      /** keyform's emulator: why an OUTCOME_ERROR policy errored (it counted as no match). */
+      error: opt(z.string()),
+    }),
+  ),
   createdAt: Timestamp,
 });
 

@@ -1,0 +1,87 @@
+/**
+ * The access diff of a pull request: the live organization's policies against the policies the
+ * preview plans (live ones with the planned creates, updates, replacements and deletes of
+ * keyform Policy resources applied), over the organization's users, proved with Z3
+ * (`keyform/policy`'s `diffPolicies`) and rendered as a Markdown table of who gains or loses
+ * what, for the pull request comment.
+ */
+import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
+import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
+import { KeyformClient } from "../../sdk/client/client";
+import { diffPolicies, formatAccessDiffMarkdown, type PolicyRecord } from "../../sdk/policy";
+import { requireSetting, resolveSettings } from "../../sdk/resources/runtime/settings";
+
+const POLICY_TYPE = /keyform:Policy$/;
+const IGNORED_OPS = new Set(["same", "read", "refresh", "create-replacement", "delete-replaced", "discard-replaced"]);
+
+/** One planned step on a Policy resource. */
+interface PlannedPolicy {
+  readonly op: string;
+  readonly name: string;
+  /** The live policy it changes or deletes. */
+  readonly policyId?: string;
+  readonly inputs?: Record<string, unknown>;
+}
+
+/** Collects the planned Policy steps from a preview's events. */
+export class PlannedPolicies {
+  private readonly steps = new Map<string, PlannedPolicy>();
+
+  /** Pass as (part of) the preview's `onEvent`. */
+  readonly onEvent = (event: EngineEvent): void => {
+    const meta = event.resourcePreEvent?.metadata;
+    // A replacement's own "replace" step carries the old policy and the new inputs.
+    if (!meta || !POLICY_TYPE.test(meta.type) || IGNORED_OPS.has(meta.op)) return;
+    const policyId = (meta.old?.outputs as { policyId?: string } | undefined)?.policyId;
+    this.steps.set(meta.urn, { op: meta.op, name: meta.urn.split("::").pop() ?? meta.urn, policyId, inputs: meta.new?.inputs });
+  };
+
+  /** Whether the preview plans any change to a policy. */
+  get changed(): boolean {
+    return this.steps.size > 0;
+  }
+
+  /** The live policies with the planned steps applied. */
+  apply(live: readonly PolicyRecord[]): PolicyRecord[] {
+    const byId = new Map(live.map((p) => [p.policyId, p]));
+    for (const step of this.steps.values()) {
+      if (step.policyId !== undefined) byId.delete(step.policyId);
+      if (step.op === "delete" || !step.inputs) continue;
+      const text = (key: string) => (typeof step.inputs![key] === "string" ? (step.inputs![key] as string) : null);
+      const id = step.policyId ?? `(planned) ${step.name}`;
+      byId.set(id, { policyId: id, policyName: text("policyName") ?? step.name, effect: text("effect") ?? "", condition: text("condition"), consensus: text("consensus"), time: text("time") });
+    }
+    return [...byId.values()];
+  }
+}
+
+/** A client of the stack's organization: stack config `keyform:*` first, then the KEYFORM_* environment. */
+async function clientOf(stack: Stack): Promise<KeyformClient> {
+  const config = await stack.getAllConfig();
+  const settings = resolveSettings((name) => config[name]?.value);
+  const purpose = "the access diff of a preview";
+  return new KeyformClient({
+    baseUrl: settings.baseUrl,
+    organizationId: requireSetting(settings, "organizationId", purpose),
+    stamper: new ApiKeyStamper({ apiPublicKey: requireSetting(settings, "apiPublicKey", purpose), apiPrivateKey: requireSetting(settings, "apiPrivateKey", purpose) }),
+  });
+}
+
+/** The Markdown section for the pull request comment, or "" when the preview plans no policy change. */
+export async function accessDiffSection(stack: Stack, planned: PlannedPolicies): Promise<string> {
+  if (!planned.changed) return "";
+  try {
+    return await provedSection(stack, planned);
+  } catch (error) {
+    // The plan itself stands; say why the access table is missing instead of failing the preview.
+    return `### Access changes\n\nNot computed: ${error instanceof Error ? error.message : String(error)}\n`;
+  }
+}
+
+async function provedSection(stack: Stack, planned: PlannedPolicies): Promise<string> {
+  const client = await clientOf(stack);
+  const live: PolicyRecord[] = (await client.listPolicies()).policies.map((p) => ({ ...p, time: p.time ?? null }));
+  const users = (await client.listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName }));
+  const diff = await diffPolicies(live, planned.apply(live), { users });
+  return formatAccessDiffMarkdown(diff);
+}
