@@ -8,7 +8,7 @@
  * SDKs without another edit.
  */
 import { registeredSpecs } from "../resources/runtime";
-import type { PropertyDescription, PropertyType, ResourceDescription } from "../resources/runtime/describe";
+import { ORGANIZATION_ID_DESCRIPTION, type PropertyDescription, type PropertyType, type ResourceDescription } from "../resources/runtime/describe";
 import type { AnyResourceSpec } from "../resources/runtime/framework";
 import { DATA_FUNCTIONS } from "../resources/runtime/queries";
 import { SETTINGS_DESCRIPTION } from "./config";
@@ -90,8 +90,7 @@ function baseInputs(description: ResourceDescription, kind: string): Record<stri
   const base: Record<string, PropertyDescription> = {
     organizationId: {
       type: "string",
-      description: "The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object.",
-      replaceOnChange: true,
+      description: ORGANIZATION_ID_DESCRIPTION,
     },
   };
   if (description.importId !== false) {

@@ -51,3 +51,11 @@ export interface ResourceDescription {
   /** Outputs besides the base one (`organizationId`). */
   readonly outputs: Readonly<Record<string, PropertyDescription>>;
 }
+
+/**
+ * The description of the base input `organizationId`, shared by every front door. Its rule is
+ * `diff`'s organization guard (`organization-guard.ts`): a change fails the plan, never a replace.
+ */
+export const ORGANIZATION_ID_DESCRIPTION =
+  "The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state at create: " +
+  "when it (or the setting) later names another organization, the preview fails naming both; the object is never replaced or deleted because of it.";
