@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKeyPair } from "../../sdk/client/keys";
 import { createWorkDirStack, repoRoot } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { since } from "../resources/harness/engine-harness";
+import { changes, since } from "../resources/harness/engine-harness";
 import { commandOutcome, organizationSnapshot, plainConfig } from "./fail-closed-support";
 import { settingsConfig } from "./plugin-support";
 
@@ -79,6 +79,10 @@ describe("provider plugin fails closed", () => {
       }
       await stack.setAllConfig(good);
       await stack.preview({ expectNoChanges: true });
+      // The engine destroys with the provider settings recorded by the last up (the failed one
+      // recorded the faulty settings): an up with the right ones changes nothing and records them.
+      expect(changes((await stack.up()).summary.resourceChanges)).toEqual({});
+      expect(await organizationSnapshot(official, organizationId)).toEqual(before);
       expect((await stack.destroy()).summary.result).toBe("succeeded");
     } finally {
       await cleanup();
