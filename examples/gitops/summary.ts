@@ -50,8 +50,13 @@ const STEP_KINDS: Partial<Record<OpType, ChangeKind>> = {
   refresh: "drift",
 };
 
-/** Properties the engine or the dynamic provider machinery adds: never a user's change. */
-const INTERNAL_KEYS = new Set(["__provider", "__inputs"]);
+/**
+ * Properties that are never a user's change: what the engine or the dynamic provider machinery
+ * adds, and `organizationId`, which a refresh records among the inputs while the program
+ * usually leaves it unset; a real change of organization fails the plan (the organization
+ * guard), so it never shows up as a change that runs.
+ */
+const INTERNAL_KEYS = new Set(["__provider", "__inputs", "organizationId"]);
 
 function changedFields(before: Record<string, unknown> = {}, after: Record<string, unknown> = {}): string[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
@@ -65,9 +70,11 @@ function changeFromStep(meta: StepEventMetadata, operation: ChangeSummary["opera
   const stepKind = STEP_KINDS[meta.op];
   if (!stepKind || meta.type.startsWith("pulumi:")) return undefined;
   const name = meta.urn.split("::").pop() ?? meta.urn;
-  // A preview or up that refreshes first sends a refresh step per resource: only a drifted one
-  // counts, and a later step of the same resource (the update that corrects it) replaces it.
-  if (operation === "drift" || meta.op === "refresh") {
+  // A preview or up that refreshes first sends a refresh step per resource; the steps that
+  // follow (the update that corrects a drifted object, the create of a deleted one) are what the
+  // report is about, and an output that changes by itself (a user's key list) is not a change.
+  if (operation !== "drift" && meta.op === "refresh") return undefined;
+  if (operation === "drift") {
     // A refresh reports a drifted resource as an update (or a refresh step) whose outputs
     // differ, and one deleted by hand as a delete.
     if (stepKind === "delete" || (meta.new === undefined && meta.op === "refresh")) {
@@ -78,7 +85,7 @@ function changeFromStep(meta: StepEventMetadata, operation: ChangeSummary["opera
   }
   let fields: string[] = [];
   if (stepKind === "update" || stepKind === "replace") {
-    fields = meta.diffs?.length ? [...meta.diffs].sort() : changedFields(meta.old?.inputs, meta.new?.inputs);
+    fields = meta.diffs?.length ? meta.diffs.filter((key) => !INTERNAL_KEYS.has(key)).sort() : changedFields(meta.old?.inputs, meta.new?.inputs);
   }
   return { kind: stepKind, urn: meta.urn, type: meta.type, name, fields };
 }

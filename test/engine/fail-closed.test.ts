@@ -102,12 +102,8 @@ describe("TypeScript resources fail closed", () => {
         },
         {
           name: "another service",
-          config: {
-            "keyform:baseUrl": { value: emuB.emulator.url },
-            "keyform:organizationId": { value: other.organizationId },
-            "keyform:apiPublicKey": { value: other.apiPublicKey },
-            "keyform:apiPrivateKey": { value: other.apiPrivateKey, secret: true },
-          },
+          // Every setting of the other emulator: the key and organization are valid there.
+          config: plainConfig(settingsConfig(emuB)),
           message: new RegExp(
             `lives in organization ${emuA.emulator.bootstrap.organizationId} \\(recorded in state\\), but the setting keyform:organizationId \\(KEYFORM_ORGANIZATION_ID\\) now says ${other.organizationId}`,
           ),
@@ -138,6 +134,14 @@ describe("TypeScript resources fail closed", () => {
           expect(upAttempt.output, fault.name).not.toMatch(/\bdeleted\b|deleting|replacing/);
           expect((await emuB.client.listWallets()).wallets, fault.name).toEqual([]);
         }
+        if (fault.name === "another service") {
+          // A destroy runs with the settings that failed up recorded (the other service): it must
+          // not take that service's "not found" as "already gone" and empty the state.
+          const destroyAttempt = await commandOutcome(stack.destroy());
+          expect(destroyAttempt.exitCode).not.toBe(0);
+          expect(destroyAttempt.output).toMatch(/keyform: the provider settings do not work: organization .* does not exist at .*check keyform:organizationId/);
+          expect(((await stack.exportStack()).deployment as { resources?: unknown[] }).resources?.length).toBeGreaterThanOrEqual(4);
+        }
         for (const key of Object.keys(fault.config)) if (!(key in good)) await stack.removeConfig(key);
         expect(await organizationSnapshot(official, emuA.emulator.bootstrap.organizationId), fault.name).toEqual(before);
       }
@@ -152,8 +156,21 @@ describe("TypeScript resources fail closed", () => {
       pinOrganization = undefined;
       await stack.setAllConfig(good);
 
+      // A refresh against a server that refuses connections: one line per resource naming the
+      // setting, without the host's echo ("ProviderError: …: ProviderError: … at explain").
+      // (A refresh runs with the provider settings the last up recorded, even a failed up.)
+      await stack.setAllConfig({ ...good, "keyform:baseUrl": { value: "http://127.0.0.1:9" } });
+      expect((await commandOutcome(stack.up())).exitCode).not.toBe(0);
+      const refresh = await commandOutcome(stack.refresh());
+      expect(refresh.exitCode).not.toBe(0);
+      expect(refresh.output).toMatch(/keyform:baseUrl http:\/\/127\.0\.0\.1:9 cannot be reached/);
+      expect(refresh.output).not.toContain("ProviderError");
+      expect(refresh.output).not.toMatch(/\n\s+at [\w.<>]+ \(/);
+      await stack.setAllConfig(good);
+
       // Back to the right settings: nothing to do, and the objects are the same ones.
       await stack.preview({ expectNoChanges: true });
+      expect(changes((await stack.up()).summary.resourceChanges)).toEqual({});
       expect(await organizationSnapshot(official, emuA.emulator.bootstrap.organizationId)).toEqual(before);
       const destroy = await stack.destroy();
       expect(destroy.summary.result).toBe("succeeded");

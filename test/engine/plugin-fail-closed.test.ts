@@ -49,12 +49,8 @@ describe("provider plugin fails closed", () => {
         },
         {
           name: "another service",
-          config: {
-            "keyform:baseUrl": { value: emuB.emulator.url },
-            "keyform:organizationId": { value: other.organizationId },
-            "keyform:apiPublicKey": { value: other.apiPublicKey },
-            "keyform:apiPrivateKey": { value: other.apiPrivateKey, secret: true },
-          },
+          // Every setting of the other emulator: the key and organization are valid there.
+          config: plainConfig(settingsConfig(emuB)),
           message: new RegExp(`lives in organization ${organizationId} \\(recorded in state\\), but the setting keyform:organizationId`),
         },
         {

@@ -478,6 +478,10 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       // No read first: a delete of an object that is already gone answers not-found, which is
       // success here, so a read would only add a request (and a whole list) per resource.
       try {
+        // A destroy runs no check. Without this, settings of another service (or a mistyped
+        // organization) would answer every delete "not found", which reads as already gone: the
+        // objects would stay where they live and vanish from state.
+        if (engineRun !== undefined) await verifySettings(currentSettings(), previous.organizationId);
         await spec.remove(s, id, previous);
       } catch (error) {
         if (isNotFound(error)) return;
