@@ -6,6 +6,8 @@
  *   node dist/examples/gitops/runner.js drift   --stack staging --out reports/
  *
  * Each writes `<out>/<operation>.md` (a pull request comment) and `<out>/<operation>.json`.
+ * `preview` and `up` read the live organization first (`--no-refresh` to plan from state only),
+ * so `up` also sets back what was changed by hand and the next `drift` finds nothing.
  * Exit codes: 0 success (and, for drift, no drift), 1 error, 3 drift found. Settings come from
  * the stack config and the KEYFORM_* environment, exactly as for `pulumi up`.
  */
@@ -22,7 +24,17 @@ export const DRIFT_EXIT_CODE = 3;
 const OPERATIONS = ["preview", "up", "drift"] as const;
 type Operation = (typeof OPERATIONS)[number];
 
-async function run(operation: Operation, stackName: string, workDir: string): Promise<ChangeSummary & { accessDiff?: string }> {
+/**
+ * Runs `operation`. `refresh` makes `up` read the live organization first, so an object
+ * changed by hand is set back to the code (without it the engine compares the code with the
+ * last recorded state, sees no change, and the drift stays).
+ */
+async function run(
+  operation: Operation,
+  stackName: string,
+  workDir: string,
+  refresh: boolean,
+): Promise<ChangeSummary & { accessDiff?: string }> {
   const stack = await openStack({ stackName, envVars: keyformEnvironment(), workDir });
   const collector = new SummaryCollector(operation, stackName);
   const planned = new PlannedPolicies();
@@ -34,14 +46,12 @@ async function run(operation: Operation, stackName: string, workDir: string): Pr
   try {
     // A preview also shows who gains or loses access through the planned policy changes.
     if (operation === "preview") {
-      await stack.preview(options);
+      await stack.preview({ ...options, refresh });
       return { ...collector.summary(), accessDiff: await accessDiffSection(stack, planned) };
-    } else if (operation === "up") await stack.up(options);
+    } else if (operation === "up") await stack.up({ ...options, refresh });
     else await stack.previewRefresh(options);
   } catch (error) {
-    const summary = collector.summary();
-    if (summary.errors.length === 0) summary.errors.push(error instanceof Error ? error.message : String(error));
-    return summary;
+    if (collector.summary().errors.length === 0) collector.addError(error instanceof Error ? error.message : String(error));
   }
   return collector.summary();
 }
@@ -53,14 +63,18 @@ async function main(): Promise<number> {
       stack: { type: "string", default: "dev" },
       out: { type: "string", default: "keyform-reports" },
       "work-dir": { type: "string", default: repoRoot },
+      // Read the live organization before preview/up (default); --no-refresh plans from state only.
+      refresh: { type: "boolean", default: true },
+      "no-refresh": { type: "boolean", default: false },
     },
   });
   const operation = positionals[0] as Operation;
   if (!OPERATIONS.includes(operation)) {
-    console.error(`usage: runner <${OPERATIONS.join("|")}> [--stack NAME] [--out DIR] [--work-dir DIR]`);
+    console.error(`usage: runner <${OPERATIONS.join("|")}> [--stack NAME] [--out DIR] [--work-dir DIR] [--no-refresh]`);
     return 1;
   }
-  const summary = await run(operation, values.stack!, path.resolve(values["work-dir"]!));
+  const refresh = values.refresh === true && values["no-refresh"] !== true;
+  const summary = await run(operation, values.stack!, path.resolve(values["work-dir"]!), refresh);
   mkdirSync(values.out!, { recursive: true });
   const markdown = renderMarkdown(summary) + (summary.accessDiff ? `\n${summary.accessDiff}` : "");
   writeFileSync(path.join(values.out!, `${operation}.md`), markdown);

@@ -18,12 +18,27 @@ export interface ResourceChange {
   fields: string[];
 }
 
+/** Errors with the same cause, folded into one entry. */
+export interface ErrorGroup {
+  /** The message without the resource it was about. */
+  cause: string;
+  /** How many errors had this cause. */
+  count: number;
+  /** The resources they were about (names from their URNs), when known. */
+  resources: string[];
+}
+
 export interface ChangeSummary {
   operation: "preview" | "up" | "drift";
   stack: string;
   changes: ResourceChange[];
   counts: Record<ChangeKind, number>;
+  /** Every error, as the engine reported it. */
   errors: string[];
+  /** The errors grouped by cause, most frequent first. */
+  errorGroups: ErrorGroup[];
+  /** Warnings (policy lints, deprecations), each once. */
+  warnings: string[];
 }
 
 /** Engine step kinds that change something, mapped to the summary's kinds. */
@@ -35,8 +50,13 @@ const STEP_KINDS: Partial<Record<OpType, ChangeKind>> = {
   refresh: "drift",
 };
 
-/** Properties the engine or the dynamic provider machinery adds: never a user's change. */
-const INTERNAL_KEYS = new Set(["__provider", "__inputs"]);
+/**
+ * Properties that are never a user's change: what the engine or the dynamic provider machinery
+ * adds, and `organizationId`, which a refresh records among the inputs while the program
+ * usually leaves it unset; a real change of organization fails the plan (the organization
+ * guard), so it never shows up as a change that runs.
+ */
+const INTERNAL_KEYS = new Set(["__provider", "__inputs", "organizationId"]);
 
 function changedFields(before: Record<string, unknown> = {}, after: Record<string, unknown> = {}): string[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
@@ -50,6 +70,10 @@ function changeFromStep(meta: StepEventMetadata, operation: ChangeSummary["opera
   const stepKind = STEP_KINDS[meta.op];
   if (!stepKind || meta.type.startsWith("pulumi:")) return undefined;
   const name = meta.urn.split("::").pop() ?? meta.urn;
+  // A preview or up that refreshes first sends a refresh step per resource; the steps that
+  // follow (the update that corrects a drifted object, the create of a deleted one) are what the
+  // report is about, and an output that changes by itself (a user's key list) is not a change.
+  if (operation !== "drift" && meta.op === "refresh") return undefined;
   if (operation === "drift") {
     // A refresh reports a drifted resource as an update (or a refresh step) whose outputs
     // differ, and one deleted by hand as a delete.
@@ -61,15 +85,43 @@ function changeFromStep(meta: StepEventMetadata, operation: ChangeSummary["opera
   }
   let fields: string[] = [];
   if (stepKind === "update" || stepKind === "replace") {
-    fields = meta.diffs?.length ? [...meta.diffs].sort() : changedFields(meta.old?.inputs, meta.new?.inputs);
+    fields = meta.diffs?.length ? meta.diffs.filter((key) => !INTERNAL_KEYS.has(key)).sort() : changedFields(meta.old?.inputs, meta.new?.inputs);
   }
   return { kind: stepKind, urn: meta.urn, type: meta.type, name, fields };
+}
+
+/**
+ * The cause of an error without the resource it is about: keyform's messages start with
+ * `<Class> <label or id>: <operation>: `, so 23 resources failing on one unreachable server
+ * share one cause.
+ */
+export function causeOf(message: string): string {
+  return message
+    .trim()
+    .replace(/^error:\s*/u, "")
+    .replace(/^[A-Z]\w* (?:"[^"]*"|\S+): (?:create|read|update|delete|check|diff): /u, "")
+    .replace(/\s+/gu, " ");
+}
+
+/** Folds `errors` (with the URN each was about, if any) into one group per cause. */
+export function groupErrors(errors: ReadonlyArray<{ message: string; urn?: string }>): ErrorGroup[] {
+  const groups = new Map<string, ErrorGroup>();
+  for (const { message, urn } of errors) {
+    const cause = causeOf(message);
+    const group = groups.get(cause) ?? { cause, count: 0, resources: [] };
+    group.count += 1;
+    const name = urn?.split("::").pop();
+    if (name !== undefined && name !== "" && !group.resources.includes(name)) group.resources.push(name);
+    groups.set(cause, group);
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
 }
 
 /** Collects engine events of one operation; `summary()` gives the result. */
 export class SummaryCollector {
   private readonly changes = new Map<string, ResourceChange>();
-  private readonly errors: string[] = [];
+  private readonly errors: Array<{ message: string; urn?: string }> = [];
+  private readonly warnings = new Set<string>();
 
   constructor(
     private readonly operation: ChangeSummary["operation"],
@@ -84,14 +136,31 @@ export class SummaryCollector {
       if (change) this.changes.set(`${change.urn}`, change);
     }
     const diag = event.diagnosticEvent;
-    if (diag && diag.severity === "error" && !diag.ephemeral) this.errors.push(diag.message.trim());
+    if (diag && !diag.ephemeral) {
+      const message = diag.message.trim();
+      if (diag.severity === "error") this.errors.push({ message, ...(diag.urn ? { urn: diag.urn } : {}) });
+      else if (diag.severity === "warning" && message !== "") this.warnings.add(message.replace(/^warning:\s*/u, ""));
+    }
   };
+
+  /** Records an error that did not come as an engine event (the run itself failed). */
+  addError(message: string): void {
+    this.errors.push({ message });
+  }
 
   summary(): ChangeSummary {
     const changes = [...this.changes.values()].sort((a, b) => a.urn.localeCompare(b.urn));
     const counts: Record<ChangeKind, number> = { create: 0, update: 0, replace: 0, delete: 0, drift: 0 };
     for (const change of changes) counts[change.kind] += 1;
-    return { operation: this.operation, stack: this.stack, changes, counts, errors: this.errors };
+    return {
+      operation: this.operation,
+      stack: this.stack,
+      changes,
+      counts,
+      errors: this.errors.map((e) => e.message),
+      errorGroups: groupErrors(this.errors),
+      warnings: [...this.warnings],
+    };
   }
 }
 
@@ -101,33 +170,51 @@ const HEADINGS: Record<ChangeSummary["operation"], string> = {
   drift: "Drift between the code and the live organization",
 };
 
-const VERBS: Record<ChangeKind, string> = {
-  create: "create",
-  update: "update in place",
-  replace: "replace",
-  delete: "delete",
-  drift: "drifted",
+/** How each change reads in the table: a plan, a result, or a finding. */
+const VERBS: Record<ChangeSummary["operation"], Record<ChangeKind, string>> = {
+  preview: { create: "create", update: "update in place", replace: "replace", delete: "delete", drift: "drifted" },
+  up: { create: "created", update: "updated in place", replace: "replaced", delete: "deleted", drift: "drifted" },
+  drift: { create: "missing", update: "drifted", replace: "drifted", delete: "deleted outside keyform", drift: "drifted" },
 };
+
+/** The count line: "2 to create, 1 to delete" for a plan, "2 created" after up, "2 drifted" for drift. */
+function countLine(summary: ChangeSummary): string {
+  const verbs = VERBS[summary.operation];
+  return (Object.keys(summary.counts) as ChangeKind[])
+    .filter((kind) => summary.counts[kind] > 0)
+    .map((kind) => `${summary.counts[kind]} ${summary.operation === "preview" ? `to ${verbs[kind]}` : verbs[kind]}`)
+    .join(", ");
+}
 
 /** Renders a summary as Markdown for a pull request comment. */
 export function renderMarkdown(summary: ChangeSummary): string {
   const lines = [`### ${HEADINGS[summary.operation]} (stack \`${summary.stack}\`)`, ""];
   const total = summary.changes.length;
+  const verbs = VERBS[summary.operation];
   if (total === 0 && summary.errors.length === 0) {
     lines.push(summary.operation === "drift" ? "No drift: the organization matches the code." : "No changes.");
   } else if (total > 0) {
-    const counts = (Object.keys(summary.counts) as ChangeKind[])
-      .filter((kind) => summary.counts[kind] > 0)
-      .map((kind) => `${summary.counts[kind]} to ${VERBS[kind]}`);
-    lines.push(counts.join(", "), "", "| change | resource | type | fields |", "|---|---|---|---|");
+    lines.push(countLine(summary), "", "| change | resource | type | fields |", "|---|---|---|---|");
     for (const change of summary.changes) {
       const type = change.type.replace("pulumi-nodejs:dynamic/", "");
       const fields = change.fields.length > 0 ? change.fields.map((f) => `\`${f}\``).join(", ") : "";
-      lines.push(`| ${VERBS[change.kind]} | \`${change.name}\` | ${type} | ${fields} |`);
+      lines.push(`| ${verbs[change.kind]} | \`${change.name}\` | ${type} | ${fields} |`);
     }
   }
-  if (summary.errors.length > 0) {
-    lines.push("", "**Errors**", "", ...summary.errors.map((e) => `- ${e.replace(/\n+/g, " ")}`));
+  if (summary.warnings.length > 0) {
+    lines.push("", "**Warnings**", "", ...summary.warnings.map((w) => `- ${w.replace(/\n+/g, " ")}`));
+  }
+  if (summary.errorGroups.length > 0) {
+    lines.push(
+      "",
+      "**Errors**",
+      "",
+      ...summary.errorGroups.map((g) => {
+        const shown = g.resources.slice(0, 5).map((r) => `\`${r}\``).join(", ");
+        const more = g.resources.length > 5 ? ` and ${g.resources.length - 5} more` : "";
+        return `- ${g.count > 1 ? `${g.count}× ` : ""}${g.cause}${shown !== "" ? ` (${shown}${more})` : ""}`;
+      }),
+    );
   }
   return lines.join("\n") + "\n";
 }

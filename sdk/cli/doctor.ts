@@ -10,9 +10,8 @@ import { Command } from "commander";
 import { ApiKeyStamper } from "../client/api-key-stamper";
 import { KeyformClient } from "../client/client";
 import { AuthenticationError, ConnectionError, KeyformError, NotFoundError, PermissionDeniedError, TimeoutError } from "../client/errors";
-import { publicKeyFromPrivateKey } from "../client/keys";
-import type { ApiKeyCurve } from "../wire/enums";
-import { resolveSettings, SETTING_ENV, type ConfigLookup, type Settings, type SettingName } from "../resources/runtime/settings";
+import { resolveSettings, SETTING_ENV, unknownSettingProblem, type ConfigLookup, type Settings, type SettingName } from "../resources/runtime/settings";
+import { curveOfPair } from "../resources/runtime/verify";
 
 /** One check's outcome: `fix` is set when it failed. */
 export interface Finding {
@@ -23,24 +22,18 @@ export interface Finding {
 
 const where = (name: SettingName) => `keyform:${name} / ${SETTING_ENV[name]}`;
 
-/** The curve whose public key of `privateKey` is `publicKey`, or undefined when none is. */
-function curveOfPair(publicKey: string, privateKey: string): ApiKeyCurve | undefined {
-  const curves: ApiKeyCurve[] = ["API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519"];
-  return curves.find((curve) => {
-    try {
-      return publicKeyFromPrivateKey(privateKey, curve).toLowerCase() === publicKey.toLowerCase();
-    } catch {
-      return false;
-    }
-  });
-}
-
 /**
  * Runs every check against `settings`; stops at the first one the later ones depend on.
+ * `configKeys` are the stack's config keys: a `keyform:*` key that is no setting fails (a
+ * mistyped `keyform:baseurl` would otherwise leave the default in effect without a word).
  * @param timeoutMs per-request timeout of the server checks.
  */
-export async function diagnose(settings: Settings, timeoutMs = 10_000): Promise<Finding[]> {
+export async function diagnose(settings: Settings, timeoutMs = 10_000, configKeys: readonly string[] = []): Promise<Finding[]> {
   const findings: Finding[] = [];
+  for (const key of configKeys) {
+    const problem = unknownSettingProblem(key);
+    if (problem !== undefined) findings.push({ check: `config ${key}`, detail: problem, fix: `pulumi config rm ${key}, and set the setting it meant` });
+  }
   const missing = (["organizationId", "apiPublicKey", "apiPrivateKey"] as const).filter((name) => settings[name] === undefined);
   for (const name of missing) {
     findings.push({
@@ -107,11 +100,11 @@ function serverFinding(error: unknown, settings: Settings): Finding {
   throw error;
 }
 
-/** The `keyform:*` config of a stack, read with the Pulumi CLI (secrets decrypted in memory only). */
-function stackConfig(stack: string): ConfigLookup {
+/** The config of a stack, read with the Pulumi CLI (secrets decrypted in memory only), and its keys. */
+function stackConfig(stack: string): { lookup: ConfigLookup; keys: string[] } {
   const out = execFileSync("pulumi", ["config", "--json", "--show-secrets", "--stack", stack], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   const config = JSON.parse(out) as Record<string, { value?: string }>;
-  return (key) => config[key]?.value;
+  return { lookup: (key) => config[key]?.value, keys: Object.keys(config) };
 }
 
 /** The `doctor` command. */
@@ -121,8 +114,9 @@ export function doctorCommand(): Command {
     .option("-s, --stack <name>", "read the keyform:* config of this Pulumi stack (in the current project) before the environment")
     .option("--timeout-ms <ms>", "per-request timeout", (v) => Number(v), 10_000)
     .action(async (opts: { stack?: string; timeoutMs: number }) => {
-      const settings = resolveSettings(opts.stack !== undefined ? stackConfig(opts.stack) : undefined);
-      const findings = await diagnose(settings, opts.timeoutMs);
+      const config = opts.stack !== undefined ? stackConfig(opts.stack) : undefined;
+      const settings = resolveSettings(config?.lookup);
+      const findings = await diagnose(settings, opts.timeoutMs, config?.keys);
       for (const f of findings) {
         process.stdout.write(`${f.fix === undefined ? "ok  " : "FAIL"} ${f.check}: ${f.detail}\n`);
         if (f.fix !== undefined) process.stdout.write(`     fix: ${f.fix}\n`);

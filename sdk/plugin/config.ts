@@ -1,19 +1,10 @@
 /**
  * @module plugin/config
  * The provider's settings on the plugin's front door: CheckConfig (unknown keys are refused
- * by name, values are validated), Configure (the settings the handlers then read), and the
- * one cheap call per run that proves the settings work, so a preview with a wrong key or
- * base URL fails naming the setting instead of going green.
+ * by name, values are validated) and Configure (the settings the handlers then read). The call
+ * that proves the settings work is the runtime's (`resources/runtime/verify.ts`), run by `check`.
  */
-import {
-  AuthenticationError,
-  ConnectionError,
-  NotFoundError,
-  PermissionDeniedError,
-  TimeoutError,
-} from "../client/errors";
-import { resolveOrganizationId, sessionFor } from "../resources/runtime/client";
-import { MissingSettingError, SETTING_ENV, SETTING_NAMES, type ConfigLookup, type SettingName, type Settings } from "../resources/runtime/settings";
+import { SETTING_ENV, unknownSettingProblem, type ConfigLookup, type SettingName } from "../resources/runtime/settings";
 import { isUnknown } from "../resources/runtime/values";
 
 /** Documentation of each setting, for the schema. */
@@ -69,12 +60,6 @@ function problemWith(name: SettingName, value: unknown): string | undefined {
   }
 }
 
-/** The known setting a misspelled key most likely meant (case-insensitive match). */
-function suggestionFor(key: string): SettingName | undefined {
-  const folded = key.toLowerCase().replace(/[^a-z]/g, "");
-  return SETTING_NAMES.find((name) => name.toLowerCase() === folded);
-}
-
 /**
  * Checks the provider's config (`news`: the settings without the `keyform:` prefix, secrets
  * unwrapped). Unknown keys fail naming the key and the setting it probably meant.
@@ -83,14 +68,9 @@ export function checkConfig(news: Record<string, unknown>): ConfigFailure[] {
   const failures: ConfigFailure[] = [];
   for (const [key, value] of Object.entries(news)) {
     if (ENGINE_KEYS.has(key)) continue;
-    if (!(SETTING_NAMES as readonly string[]).includes(key)) {
-      const meant = suggestionFor(key);
-      failures.push({
-        property: key,
-        reason:
-          `keyform:${key} is not a keyform setting` +
-          (meant ? `; did you mean keyform:${meant}?` : `; the settings are ${SETTING_NAMES.map((n) => `keyform:${n}`).join(", ")}`),
-      });
+    const unknown = unknownSettingProblem(`keyform:${key}`);
+    if (unknown !== undefined) {
+      failures.push({ property: key, reason: unknown });
       continue;
     }
     if (isUnknown(value)) continue;
@@ -111,56 +91,4 @@ export function configLookupOf(args: Record<string, unknown>, variables: Readonl
     if (typeof fromArgs === "string" && !isUnknown(fromArgs)) return fromArgs;
     return variables.get(`keyform:config:${name}`) ?? variables.get(`keyform:${name}`);
   };
-}
-
-/** Settings whose credentials were proven to work in this process, by credential identity. */
-const verified = new Map<string, Promise<void>>();
-
-/**
- * Proves once per process (per base URL, organization and public key) that the settings
- * reach the service and that it accepts the key, with one `whoami` call.
- * @throws Error naming the setting to fix.
- */
-export function verifySettings(settings: Settings, organizationId: string | undefined): Promise<void> {
-  const purpose = "keyform: checking the provider settings";
-  let session;
-  try {
-    session = sessionFor(settings, resolveOrganizationId(settings, organizationId, purpose), purpose);
-  } catch (error) {
-    return Promise.reject(error instanceof MissingSettingError ? error : new Error(String(error)));
-  }
-  const key = `${settings.baseUrl}|${session.organizationId}|${settings.apiPublicKey}`;
-  let pending = verified.get(key);
-  if (!pending) {
-    pending = session.client.callQuery("whoami", {}).then(
-      () => undefined,
-      (error: unknown) => {
-        // A failure is not cached: the next resource retries (a server still starting, say).
-        verified.delete(key);
-        throw settingsError(error, settings, session.organizationId);
-      },
-    );
-    verified.set(key, pending);
-  }
-  return pending;
-}
-
-/** The error of a failed settings check, naming the setting that is most likely wrong. */
-function settingsError(error: unknown, settings: Settings, organizationId: string): Error {
-  const detail = error instanceof Error ? error.message : String(error);
-  const prefix = "keyform: the provider settings do not work:";
-  if (error instanceof ConnectionError || error instanceof TimeoutError) {
-    return new Error(`${prefix} keyform:baseUrl ${settings.baseUrl} cannot be reached (${detail}); check keyform:baseUrl (${SETTING_ENV.baseUrl})`);
-  }
-  if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) {
-    return new Error(
-      `${prefix} the service at keyform:baseUrl ${settings.baseUrl} refused the API key keyform:apiPublicKey ${settings.apiPublicKey} ` +
-        `for keyform:organizationId ${organizationId} (${detail}); check keyform:apiPublicKey / keyform:apiPrivateKey ` +
-        `(${SETTING_ENV.apiPublicKey} / ${SETTING_ENV.apiPrivateKey}) and keyform:organizationId`,
-    );
-  }
-  if (error instanceof NotFoundError) {
-    return new Error(`${prefix} keyform:organizationId ${organizationId} was not found at ${settings.baseUrl} (${detail}); check keyform:organizationId (${SETTING_ENV.organizationId})`);
-  }
-  return new Error(`${prefix} ${detail}; check keyform:baseUrl (${settings.baseUrl})`);
 }

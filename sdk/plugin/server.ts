@@ -17,7 +17,7 @@ import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { configure, currentSettings } from "../resources/runtime/framework";
 import { handlerFor } from "../resources/runtime";
-import { checkConfig, configLookupOf, verifySettings } from "./config";
+import { checkConfig, configLookupOf } from "./config";
 import { functionOfToken, invokeFunction } from "./functions";
 import { kindOfToken, packageSchema, secretOutputs } from "./schema";
 import { decode, encode, type PropertyMap } from "./values";
@@ -148,7 +148,8 @@ export function providerService(version: string): grpc.UntypedServiceImplementat
       const args = decode(req.getArgs()).values;
       const variables = new Map(req.getVariablesMap().toArray() as Array<[string, string]>);
       const lookup = configLookupOf(args, variables);
-      configure({ config: { get: (key: string) => lookup(key) } });
+      // CheckConfig refused unknown keys already; `check` proves the settings once per run.
+      configure({ config: { get: (key: string) => lookup(key) } }, { verify: true, configKeys: [...variables.keys()] });
       const resp = new provproto.ConfigureResponse();
       resp.setAcceptsecrets(true);
       // Create and update are not run during a preview; the engine shows outputs as unknown.
@@ -164,11 +165,6 @@ export function providerService(version: string): grpc.UntypedServiceImplementat
       const news = decode(req.getNews());
       const result = await handler.check(olds.values, news.values);
       const failures = result.failures ?? [];
-      if (failures.length === 0) {
-        // Once per run: a preview with settings that cannot work fails here, naming them.
-        const organizationId = news.values.organizationId;
-        await verifySettings(currentSettings(), typeof organizationId === "string" ? organizationId : undefined);
-      }
       return checkResponse(encode((result.inputs ?? news.values) as PropertyMap, news.secretKeys), failures);
     }),
 

@@ -18,7 +18,11 @@ export interface ApiKeyArgs {
   curveType?: pulumi.Input<"API_KEY_CURVE_P256" | "API_KEY_CURVE_SECP256K1" | "API_KEY_CURVE_ED25519">;
   /** Validity in seconds, as a decimal string (or a number). Default: no expiry. */
   expirationSeconds?: pulumi.Input<string | number>;
-  /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object. */
+  /**
+   * The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state
+   * at create: when it (or the setting) later names another organization, the preview fails naming both; the
+   * object is never replaced or deleted because of it.
+   */
   organizationId?: pulumi.Input<string>;
   /**
    * Adopt the existing ApiKey with this id (the key's id, `apiKeyId`; declare its `publicKey`) instead of
@@ -36,8 +40,8 @@ const provider = new KeyformProvider("ApiKey");
  * An API key of a user. Every input change replaces the key (the service has no update). Without `publicKey`,
  * keyform generates a key pair and returns the private key as a secret output.
  *
- * Nothing changes in place. A change of `userId`, `apiKeyName`, `publicKey`, `curveType`,
- * `expirationSeconds`, `organizationId` replaces it.
+ * Nothing changes in place. A change of `userId`, `apiKeyName`, `publicKey`, `curveType`, `expirationSeconds`
+ * replaces it.
  *
  * @example
  * const ci = new keyform.ApiKey("ci", { userId: bot.userId, apiKeyName: "ci" });

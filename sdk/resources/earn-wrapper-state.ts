@@ -12,7 +12,11 @@ export interface EarnWrapperStateArgs {
   wrapperAddress: pulumi.Input<string>;
   /** True blocks new deposits; withdrawals are always allowed. */
   depositsDisabled: pulumi.Input<boolean>;
-  /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object. */
+  /**
+   * The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state
+   * at create: when it (or the setting) later names another organization, the preview fails naming both; the
+   * object is never replaced or deleted because of it.
+   */
   organizationId?: pulumi.Input<string>;
 }
 /** The arguments of a {@link EarnWrapperState} (the older name of {@link EarnWrapperStateArgs}). */
@@ -25,7 +29,7 @@ const provider = new KeyformProvider("EarnWrapperState");
  * Creating it takes over the wrapper's flag; `depositsDisabled` changes in place. Deleting the resource
  * re-enables deposits (the wrapper itself stays deployed).
  *
- * Changes in place: `depositsDisabled`. A change of `wrapperAddress`, `organizationId` replaces it.
+ * Changes in place: `depositsDisabled`. A change of `wrapperAddress` replaces it.
  *
  * @example
  * new keyform.EarnWrapperState("earn-wrapper", { wrapperAddress: "0x…", depositsDisabled: true });

@@ -18,7 +18,11 @@ export interface InvitationArgs {
   accessType: pulumi.Input<"ACCESS_TYPE_WEB" | "ACCESS_TYPE_API" | "ACCESS_TYPE_ALL">;
   /** The inviting user. */
   senderUserId: pulumi.Input<string>;
-  /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object. */
+  /**
+   * The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state
+   * at create: when it (or the setting) later names another organization, the preview fails naming both; the
+   * object is never replaced or deleted because of it.
+   */
   organizationId?: pulumi.Input<string>;
   /**
    * Adopt the existing Invitation with this id (the invitation's id, `invitationId`) instead of creating one;
@@ -37,7 +41,7 @@ const provider = new KeyformProvider("Invitation");
  * invitation counts as gone: refresh drops it and the next `up` invites again.
  *
  * Nothing changes in place. A change of `receiverUserName`, `receiverUserEmail`, `receiverUserTags`,
- * `accessType`, `senderUserId`, `organizationId` replaces it.
+ * `accessType`, `senderUserId` replaces it.
  *
  * @example
  * new keyform.Invitation("invite-erin", {

@@ -32,7 +32,11 @@ export interface IpAllowlistArgs {
   rules: pulumi.Input<pulumi.Input<IpAllowlistRuleArgs>[]>;
   /** What happens when an address cannot be evaluated; default `DENY`. */
   onEvaluationError?: pulumi.Input<"ALLOW" | "DENY">;
-  /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object. */
+  /**
+   * The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state
+   * at create: when it (or the setting) later names another organization, the preview fails naming both; the
+   * object is never replaced or deleted because of it.
+   */
   organizationId?: pulumi.Input<string>;
   /**
    * Adopt the existing IpAllowlist with this id (`organization`, or the API key's public key) instead of
@@ -53,8 +57,7 @@ const provider = new KeyformProvider("IpAllowlist");
  * organization-level list is enabled. An enabled organization-level list that leaves out the address keyform
  * runs from locks keyform out.
  *
- * Changes in place: `enabled`, `rules`, `onEvaluationError`. A change of `publicKey`, `organizationId`
- * replaces it.
+ * Changes in place: `enabled`, `rules`, `onEvaluationError`. A change of `publicKey` replaces it.
  *
  * @example
  * new keyform.IpAllowlist("ci-ips", { publicKey: ciKey.publicKey, rules: [{ cidr: "10.20.0.0/16", label: "CI runners" }] });

@@ -21,7 +21,11 @@ export interface PolicyArgs {
   notes?: pulumi.Input<string>;
   /** The policy's `time` field (`create_policy` V3, `update_policy` V2), passed as given; unset: none. */
   time?: pulumi.Input<string>;
-  /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object. */
+  /**
+   * The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state
+   * at create: when it (or the setting) later names another organization, the preview fails naming both; the
+   * object is never replaced or deleted because of it.
+   */
   organizationId?: pulumi.Input<string>;
   /**
    * Adopt the existing Policy with this id (the policy's id, `policyId`) instead of creating one; it is
@@ -39,8 +43,7 @@ const provider = new KeyformProvider("Policy");
  * An allow or deny rule of the organization's policy engine. Every property changes in place
  * (`update_policy`).
  *
- * Changes in place: `policyName`, `effect`, `condition`, `consensus`, `notes`, `time`. A change of
- * `organizationId` replaces it.
+ * Changes in place: `policyName`, `effect`, `condition`, `consensus`, `notes`, `time`.
  *
  * @example
  * new keyform.Policy("allow-ops", {

@@ -12,7 +12,11 @@ export interface PrivateKeyTagArgs {
   privateKeyTagName?: pulumi.Input<string>;
   /** The private keys that carry the tag (a set). Default: none. */
   privateKeyIds?: pulumi.Input<pulumi.Input<string>[]>;
-  /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object. */
+  /**
+   * The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state
+   * at create: when it (or the setting) later names another organization, the preview fails naming both; the
+   * object is never replaced or deleted because of it.
+   */
   organizationId?: pulumi.Input<string>;
   /**
    * Adopt the existing PrivateKeyTag with this id (the tag's id, `privateKeyTagId`) instead of creating one;
@@ -30,7 +34,7 @@ const provider = new KeyformProvider("PrivateKeyTag");
  * A tag of private keys, with its members (`create_private_key_tag`). Rename and membership change in place
  * (`update_private_key_tag`); policies refer to keys by tag.
  *
- * Changes in place: `privateKeyTagName`, `privateKeyIds`. A change of `organizationId` replaces it.
+ * Changes in place: `privateKeyTagName`, `privateKeyIds`.
  *
  * @example
  * new keyform.PrivateKeyTag("signers", { privateKeyIds: [signer.privateKeyId] });

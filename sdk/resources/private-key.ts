@@ -28,7 +28,11 @@ export interface PrivateKeyArgs {
    * organization. Changes in place.
    */
   deleteWithoutExport?: boolean;
-  /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object. */
+  /**
+   * The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state
+   * at create: when it (or the setting) later names another organization, the preview fails naming both; the
+   * object is never replaced or deleted because of it.
+   */
   organizationId?: pulumi.Input<string>;
   /**
    * Adopt the existing PrivateKey with this id (the key's id, `privateKeyId`) instead of creating one; it is
@@ -48,8 +52,8 @@ const provider = new KeyformProvider("PrivateKey");
  * accident: without `deleteWithoutExport: true` the key is retained on destroy and replacement (the new one
  * then needs a new `privateKeyName`).
  *
- * Changes in place: `deleteWithoutExport`. A change of `privateKeyName`, `curve`, `addressFormats`,
- * `organizationId` replaces it.
+ * Changes in place: `deleteWithoutExport`. A change of `privateKeyName`, `curve`, `addressFormats` replaces
+ * it.
  *
  * Retained on destroy (`retainOnDelete`) unless `deleteWithoutExport: true`.
  *

@@ -13,7 +13,11 @@ export interface RootQuorumArgs {
   threshold: pulumi.Input<number>;
   /** The members (a set: order does not matter). */
   userIds: pulumi.Input<pulumi.Input<string>[]>;
-  /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object. */
+  /**
+   * The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state
+   * at create: when it (or the setting) later names another organization, the preview fails naming both; the
+   * object is never replaced or deleted because of it.
+   */
   organizationId?: pulumi.Input<string>;
   /**
    * Adopt the existing RootQuorum with this id (the organization's id, `rootQuorumId`) instead of creating
@@ -34,7 +38,7 @@ const provider = new KeyformProvider("RootQuorum");
  * reported like every other activity). Keep the user whose API key keyform runs with in the quorum, or
  * keyform loses root access on the hosted service.
  *
- * Changes in place: `threshold`, `userIds`. A change of `organizationId` replaces it.
+ * Changes in place: `threshold`, `userIds`.
  *
  * @example
  * new keyform.RootQuorum("root-quorum", { threshold: 1, userIds: [keyform.whoamiOutput().userId, alice.userId] });

@@ -18,7 +18,11 @@ export interface SessionProfileArgs {
   expirationSeconds?: pulumi.Input<string | number>;
   /** Free text. */
   notes?: pulumi.Input<string>;
-  /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object. */
+  /**
+   * The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state
+   * at create: when it (or the setting) later names another organization, the preview fails naming both; the
+   * object is never replaced or deleted because of it.
+   */
   organizationId?: pulumi.Input<string>;
   /**
    * Adopt the existing SessionProfile with this id (the profile's id, `sessionProfileId`) instead of creating
@@ -37,8 +41,8 @@ const provider = new KeyformProvider("SessionProfile");
  * service can neither change nor delete a profile, so every change replaces it (give the new one a new name:
  * names are unique) and destroy only removes it from the stack, with a warning.
  *
- * Nothing changes in place. A change of `sessionProfileName`, `scope`, `expirationSeconds`, `notes`,
- * `organizationId` replaces it.
+ * Nothing changes in place. A change of `sessionProfileName`, `scope`, `expirationSeconds`, `notes` replaces
+ * it.
  *
  * @example
  * new keyform.SessionProfile("read-only", { scope: "activity.action == 'READ'", expirationSeconds: "3600" });

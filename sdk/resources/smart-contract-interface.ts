@@ -19,7 +19,11 @@ export interface SmartContractInterfaceArgs {
   label: pulumi.Input<string>;
   /** Free text; default "". */
   notes?: pulumi.Input<string>;
-  /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object. */
+  /**
+   * The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state
+   * at create: when it (or the setting) later names another organization, the preview fails naming both; the
+   * object is never replaced or deleted because of it.
+   */
   organizationId?: pulumi.Input<string>;
   /**
    * Adopt the existing SmartContractInterface with this id (the interface's id, `smartContractInterfaceId`)
@@ -38,7 +42,7 @@ const provider = new KeyformProvider("SmartContractInterface");
  * change replaces it (the service has no update); the document is compared as canonical JSON.
  *
  * Nothing changes in place. A change of `smartContractAddress`, `smartContractInterface`, `type`, `label`,
- * `notes`, `organizationId` replaces it.
+ * `notes` replaces it.
  *
  * @example
  * new keyform.SmartContractInterface("usdc", {

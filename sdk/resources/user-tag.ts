@@ -12,7 +12,11 @@ export interface UserTagArgs {
   userTagName?: pulumi.Input<string>;
   /** The users that carry the tag (a set: order does not matter). Default: none. */
   userIds?: pulumi.Input<pulumi.Input<string>[]>;
-  /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object. */
+  /**
+   * The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state
+   * at create: when it (or the setting) later names another organization, the preview fails naming both; the
+   * object is never replaced or deleted because of it.
+   */
   organizationId?: pulumi.Input<string>;
   /**
    * Adopt the existing UserTag with this id (the tag's id, `userTagId`) instead of creating one; it is
@@ -30,7 +34,7 @@ const provider = new KeyformProvider("UserTag");
  * A user tag of the organization, with its members. Rename and membership change in place
  * (`update_user_tag`).
  *
- * Changes in place: `userTagName`, `userIds`. A change of `organizationId` replaces it.
+ * Changes in place: `userTagName`, `userIds`.
  *
  * @example
  * const ops = new keyform.UserTag("ops", { userTagName: "ops", userIds: [alice.userId, bob.userId] });

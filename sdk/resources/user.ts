@@ -85,7 +85,11 @@ export interface UserArgs {
   apiKeys?: pulumi.Input<pulumi.Input<UserApiKeyArgs>[]>;
   /** The user's OAuth providers; a change replaces the user. Unset: not managed here. */
   oauthProviders?: pulumi.Input<pulumi.Input<UserOauthProviderArgs>[]>;
-  /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object. */
+  /**
+   * The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state
+   * at create: when it (or the setting) later names another organization, the preview fails naming both; the
+   * object is never replaced or deleted because of it.
+   */
   organizationId?: pulumi.Input<string>;
   /**
    * Adopt the existing User with this id (the user's id, `userId`) instead of creating one; it is updated to
@@ -105,8 +109,8 @@ const provider = new KeyformProvider("User");
  * they are the user's complete list; when omitted, the user's keys and providers are left alone. A root
  * quorum member is left in place by destroy, with a warning.
  *
- * Changes in place: `userName`, `userEmail`, `userPhoneNumber`, `apiKeys`. A change of `oauthProviders`,
- * `organizationId` replaces it.
+ * Changes in place: `userName`, `userEmail`, `userPhoneNumber`, `apiKeys`. A change of `oauthProviders`
+ * replaces it.
  *
  * @example
  * const alice = new keyform.User("alice", { userEmail: "alice@example.com" });

@@ -52,7 +52,11 @@ export interface WalletArgs {
    * in place.
    */
   deleteWithoutExport?: boolean;
-  /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object. */
+  /**
+   * The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state
+   * at create: when it (or the setting) later names another organization, the preview fails naming both; the
+   * object is never replaced or deleted because of it.
+   */
   organizationId?: pulumi.Input<string>;
   /**
    * Adopt the existing Wallet with this id (the wallet's id, `walletId`) instead of creating one; it is
@@ -72,8 +76,8 @@ const provider = new KeyformProvider("Wallet");
  * `deleteWithoutExport: true` the wallet is retained on destroy and replacement (the new one then needs a new
  * `walletName`).
  *
- * Changes in place: `walletName`, `deleteWithoutExport`. A change of `accounts`, `mnemonicLength`,
- * `organizationId` replaces it.
+ * Changes in place: `walletName`, `deleteWithoutExport`. A change of `accounts`, `mnemonicLength` replaces
+ * it.
  *
  * Retained on destroy (`retainOnDelete`) unless `deleteWithoutExport: true`.
  *

@@ -43,7 +43,11 @@ export interface WebhookEndpointArgs {
   isActive?: pulumi.Input<boolean>;
   /** The events delivered (order does not matter). */
   subscriptions: pulumi.Input<pulumi.Input<WebhookEndpointSubscriptionArgs>[]>;
-  /** The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object. */
+  /**
+   * The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state
+   * at create: when it (or the setting) later names another organization, the preview fails naming both; the
+   * object is never replaced or deleted because of it.
+   */
   organizationId?: pulumi.Input<string>;
   /**
    * Adopt the existing WebhookEndpoint with this id (the endpoint's id, `endpointId`) instead of creating
@@ -62,7 +66,7 @@ const provider = new KeyformProvider("WebhookEndpoint");
  * and `isActive` change in place (`update_webhook_endpoint`); the service cannot change subscriptions, so a
  * change of `subscriptions` replaces the endpoint.
  *
- * Changes in place: `url`, `name`, `isActive`. A change of `subscriptions`, `organizationId` replaces it.
+ * Changes in place: `url`, `name`, `isActive`. A change of `subscriptions` replaces it.
  *
  * @example
  * new keyform.WebhookEndpoint("activity-webhook", { url: "https://hooks.example.com/keyform", subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] });

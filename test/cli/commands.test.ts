@@ -1,13 +1,18 @@
 /**
  * The `keyform` command as a user runs it (the compiled CLI in a child process) against a real
- * emulator: --version, env in both formats, doctor's checks and their fixes, and the exit codes.
+ * emulator: --version, env in both formats, doctor's checks and their fixes, and the exit codes;
+ * the quick start's `keyform serve … &` then `eval "$(keyform env --wait …)"` as pasted.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import * as os from "node:os";
+import { diagnose } from "../../sdk/cli/doctor";
 import { generateApiKeyPair } from "../../sdk/client/keys";
+import { resolveSettings } from "../../sdk/resources/runtime/settings";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const repoRoot = path.resolve(__dirname, "../..");
@@ -69,6 +74,10 @@ describe("keyform command", () => {
     expect(asConfig.stdout).toContain(`pulumi config set keyform:baseUrl ${emu.emulator.url}\n`);
     expect(asConfig.stdout).toContain(`pulumi config set --secret keyform:apiPrivateKey ${b.apiPrivateKey}\n`);
 
+    const short = await keyform(["env", "--data", emu.dataDir, "--pulumi"]);
+    expect(short.stdout).toBe(asConfig.stdout);
+    expect(short.stdout).not.toMatch(/^pulumi config set keyform:apiPrivateKey/m);
+
     const missing = await keyform(["env", "--data", path.join(emu.dataDir, "nowhere")]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/--data: .*bootstrap\.json does not exist; start the emulator first: keyform serve/);
@@ -101,5 +110,45 @@ describe("keyform command", () => {
     expect(unset.stdout).toMatch(/^FAIL setting apiPrivateKey: not set/m);
     // The private key never appears in doctor's output.
     expect(healthy.stdout + wrongKey.stdout + down.stdout).not.toContain(settings.KEYFORM_API_PRIVATE_KEY!);
+  });
+
+  it("doctor refuses a mistyped keyform:* config key, naming the setting it meant", async () => {
+    const b = emu.emulator.bootstrap;
+    const config: Record<string, string> = {
+      "keyform:baseurl": emu.emulator.url,
+      "keyform:organizationId": b.organizationId,
+      "keyform:apiPublicKey": b.apiPublicKey,
+      "keyform:apiPrivateKey": b.apiPrivateKey,
+    };
+    const findings = await diagnose(resolveSettings((key) => config[key], {}), 2000, Object.keys(config));
+    expect(findings[0]).toEqual({
+      check: "config keyform:baseurl",
+      detail: "keyform:baseurl is not a keyform setting; did you mean keyform:baseUrl?",
+      fix: "pulumi config rm keyform:baseurl, and set the setting it meant",
+    });
+  });
+
+  it("the quick start block works as pasted: serve in the background, then env --wait", { timeout: 120_000 }, async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-quickstart-"));
+    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("KEYFORM_")));
+    const server = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data", dataDir, "--log-level", "silent"], { env: base, stdio: "ignore" });
+    try {
+      // Started at once after the server, as `&` then `eval` does: bootstrap.json does not exist yet.
+      const waited = await keyform(["env", "--wait", "--data", dataDir]);
+      expect(waited.code, waited.stderr).toBe(0);
+      const settings = parseExports(waited.stdout);
+      const bootstrap = JSON.parse(fs.readFileSync(path.join(dataDir, "bootstrap.json"), "utf8"));
+      expect(settings.KEYFORM_BASE_URL).toBe(bootstrap.baseUrl);
+      const doctor = await keyform(["doctor"], settings);
+      expect(doctor.code, doctor.stdout).toBe(0);
+
+      const nobody = await keyform(["env", "--wait", "500", "--data", path.join(dataDir, "nowhere")]);
+      expect(nobody.code).toBe(1);
+      expect(nobody.stderr).toMatch(/--wait: no emulator answered for .* within 500 ms/);
+    } finally {
+      server.kill("SIGTERM");
+      await new Promise((resolve) => server.once("exit", resolve));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

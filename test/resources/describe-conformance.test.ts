@@ -59,7 +59,8 @@ describe("package schema", () => {
     for (const spec of specs) {
       const resource = schema.resources[`keyform:index:${spec.kind}`]!;
       expect(Object.keys(resource.inputProperties).sort()).toEqual(Object.keys(schemaInputs(spec)).sort());
-      expect(resource.inputProperties.organizationId?.replaceOnChanges).toBe(true);
+      // A changed organization fails the plan (the organization guard); it is never a replace.
+      expect(resource.inputProperties.organizationId?.replaceOnChanges).toBeUndefined();
     }
   });
 

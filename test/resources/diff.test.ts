@@ -55,8 +55,8 @@ const rows: Row[] = [
   ["UserTag", "membership is in place", tag, { ...tagIn, userIds: ["u1"] }, true, []],
   ["UserTag", "unknown members is an update", tag, { ...tagIn, userIds: [UNKNOWN] }, true, []],
   ["UserTag", "importId alone changes nothing", tag, { ...tagIn, importId: "t1" }, false, []],
-  ["UserTag", "another organization replaces", tag, { ...tagIn, organizationId: "org-2" }, true, ["organizationId"]],
-  ["UserTag", "unknown organization replaces", tag, { ...tagIn, organizationId: UNKNOWN }, true, ["organizationId"]],
+  // Checked again at up, with the value known, before any step runs.
+  ["UserTag", "unknown organization is no replace", tag, { ...tagIn, organizationId: UNKNOWN }, false, []],
   ["Policy", "same inputs", policy, policyIn, false, []],
   ["Policy", "unset condition equals empty", policy, { policyName: "p", effect: "EFFECT_ALLOW" }, false, []],
   ["Policy", "effect is in place", policy, { ...policyIn, effect: "EFFECT_DENY" }, true, []],
@@ -102,10 +102,19 @@ describe("diff", () => {
     expect([...(result.replaces ?? [])].sort()).toEqual([...replaces].sort());
   });
 
-  it("an organization setting that moved replaces objects that did not name one", async () => {
+  it("an organization setting that moved fails the plan, naming both organizations: never a replace", async () => {
     process.env.KEYFORM_ORGANIZATION_ID = "org-2";
-    const result = await diff("UserTag", tag, tagIn);
-    expect(result.replaces).toEqual(["organizationId"]);
+    await expect(diff("UserTag", tag, tagIn)).rejects.toThrow(
+      /^UserTag id: lives in organization org-1 \(recorded in state\), but the setting keyform:organizationId \(KEYFORM_ORGANIZATION_ID\) now says org-2\. keyform never replaces or deletes/,
+    );
+  });
+
+  it("another organizationId argument fails the plan the same way, naming the argument", async () => {
+    for (const kind of ["UserTag", "ApiKey"]) {
+      const olds = kind === "UserTag" ? tag : generatedKey;
+      const news = kind === "UserTag" ? tagIn : keyIn;
+      await expect(diff(kind, olds, { ...news, organizationId: "org-2" })).rejects.toThrow(/its organizationId argument now says org-2\. .* If that is a mistake, set organizationId back to "org-1"\./);
+    }
   });
 
   it("without any organization setting, an unset organizationId is no change", async () => {

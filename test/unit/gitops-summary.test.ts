@@ -78,4 +78,50 @@ describe("SummaryCollector", () => {
     expect(markdown).toContain("| replace | `key` | keyform:Policy | `curveType`, `publicKey` |");
     expect(renderMarkdown(new SummaryCollector("drift", "dev").summary())).toContain("No drift");
   });
+
+  it("says what happened in the words of the operation", () => {
+    const drift = new SummaryCollector("drift", "dev");
+    drift.onEvent(step({ op: "refresh", urn: urn("a"), old: state({ notes: "x" }), new: state({ notes: "y" }) }));
+    drift.onEvent(step({ op: "refresh", urn: urn("b"), old: state({ notes: "x" }), new: state({ notes: "z" }) }));
+    const driftMarkdown = renderMarkdown(drift.summary());
+    expect(driftMarkdown).toContain("\n2 drifted\n");
+    expect(driftMarkdown).not.toContain("to drifted");
+    const up = new SummaryCollector("up", "dev");
+    up.onEvent(step({ op: "create", urn: urn("new") }));
+    expect(renderMarkdown(up.summary())).toContain("\n1 created\n");
+  });
+
+  it("keeps warnings in the Markdown and the JSON, each once", () => {
+    const collector = new SummaryCollector("preview", "dev");
+    const lint = { message: "warning: Policy \"p\": condition line 1, column 1: this ALLOW covers signing\n", color: "never", severity: "warning" as const };
+    collector.onEvent({ sequence: 1, timestamp: 0, diagnosticEvent: lint });
+    collector.onEvent({ sequence: 2, timestamp: 0, diagnosticEvent: lint });
+    const summary = collector.summary();
+    expect(summary.warnings).toEqual(['Policy "p": condition line 1, column 1: this ALLOW covers signing']);
+    expect(renderMarkdown(summary)).toContain('**Warnings**\n\n- Policy "p": condition line 1, column 1: this ALLOW covers signing');
+  });
+
+  it("folds errors with one cause into one bullet with a count and the resources", () => {
+    const collector = new SummaryCollector("drift", "dev");
+    const cause = "listUsers: connection failed (ECONNREFUSED). Check keyform:baseUrl (KEYFORM_BASE_URL).";
+    const names = ["ci", "deployer", "alice"];
+    names.forEach((name, i) =>
+      collector.onEvent({
+        sequence: i,
+        timestamp: 0,
+        diagnosticEvent: { urn: urn(name), message: `ApiKey 6f1c${i}: read: ${cause}\n`, color: "never", severity: "error" },
+      }),
+    );
+    collector.onEvent({ sequence: 9, timestamp: 0, diagnosticEvent: { message: "refresh failed", color: "never", severity: "error" } });
+    const summary = collector.summary();
+    expect(summary.errors).toHaveLength(4);
+    expect(summary.errorGroups).toEqual([
+      { cause, count: 3, resources: ["ci", "deployer", "alice"] },
+      { cause: "refresh failed", count: 1, resources: [] },
+    ]);
+    const markdown = renderMarkdown(summary);
+    expect(markdown).toContain(`- 3× ${cause} (\`ci\`, \`deployer\`, \`alice\`)`);
+    expect(markdown.match(/^- /gm)).toHaveLength(2);
+  });
 });
+

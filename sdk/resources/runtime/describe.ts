@@ -83,8 +83,7 @@ export function baseInputs(kind: string, description: ResourceDescription): Reco
   const base: Record<string, PropertyDescription> = {
     organizationId: {
       type: "string",
-      description: "The organization; defaults to the `keyform:organizationId` setting. Changing it replaces the object.",
-      replaceOnChange: true,
+      description: ORGANIZATION_ID_DESCRIPTION,
     },
   };
   if (description.importId !== false) {
@@ -130,10 +129,14 @@ export function changeBehaviour(kind: string, description: ResourceDescription):
   const inputs = allInputs(kind, description);
   const names = (replace: boolean) =>
     Object.entries(inputs)
-      .filter(([name, p]) => name !== "importId" && (p.replaceOnChange ?? false) === replace)
+      .filter(([name, p]) => name !== "importId" && name !== "organizationId" && (p.replaceOnChange ?? false) === replace)
       .map(([name]) => `\`${name}\``);
   const inPlace = names(false);
-  return (inPlace.length > 0 ? `Changes in place: ${inPlace.join(", ")}. ` : "Nothing changes in place. ") + `A change of ${names(true).join(", ")} replaces it.`;
+  const replacing = names(true);
+  return (
+    (inPlace.length > 0 ? `Changes in place: ${inPlace.join(", ")}.` : "Nothing changes in place.") +
+    (replacing.length > 0 ? ` A change of ${replacing.join(", ")} replaces it.` : "")
+  );
 }
 
 /** The name of one element of a list named `name`: `WalletAccounts` → `WalletAccount`, `policies` → `policy`. */
@@ -142,3 +145,11 @@ export function singularName(name: string): string {
   if (name.endsWith("sses") || name.endsWith("xes")) return name.slice(0, -2);
   return name.replace(/s$/, "");
 }
+
+/**
+ * The description of the base input `organizationId`, shared by every front door. Its rule is
+ * `diff`'s organization guard (`organization-guard.ts`): a change fails the plan, never a replace.
+ */
+export const ORGANIZATION_ID_DESCRIPTION =
+  "The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state at create: " +
+  "when it (or the setting) later names another organization, the preview fails naming both; the object is never replaced or deleted because of it.";

@@ -40,3 +40,24 @@ export async function warnEngine(message: string): Promise<void> {
     console.error(`warning: ${message}`);
   }
 }
+
+let quieted = false;
+
+/**
+ * Stops the dynamic-provider host from printing a keyform error a second time. The host
+ * answers a failed `check`, `diff`, `read` or `delete` with the error's message, which the
+ * engine shows, and also writes `${error}: ${error.stack}` to stderr, which the engine shows
+ * too: the message twice and a stack trace that says nothing to an operator. Errors of
+ * keyform's provider runtime (`ProviderError`) are already one line naming the setting to
+ * check, so that echo is dropped; any other error (a bug) keeps its stack. `KEYFORM_DEBUG=1`
+ * keeps every echo.
+ */
+export function quietHostErrorEcho(): void {
+  if (quieted || engineAddress() === undefined || process.env.KEYFORM_DEBUG === "1") return;
+  quieted = true;
+  const original = console.error.bind(console);
+  console.error = (...args: unknown[]) => {
+    if (typeof args[0] === "string" && args[0].startsWith("ProviderError: ")) return;
+    original(...args);
+  };
+}

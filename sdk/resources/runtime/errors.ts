@@ -104,5 +104,13 @@ export function explain(error: unknown, what: string): Error {
     );
   }
   const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof TypeError && /\bapi(Public|Private)Key\b/u.test(message)) {
+    // The stamper refused the key settings (malformed, or not one pair); it never prints the key.
+    return new ProviderError(
+      `${what}: the API key settings are wrong: ${message}. Check keyform:apiPrivateKey (${SETTING_ENV.apiPrivateKey}) ` +
+        `and keyform:apiPublicKey (${SETTING_ENV.apiPublicKey}).`,
+      { cause: error },
+    );
+  }
   return new ProviderError(`${what}: ${message}`, { cause: error });
 }

@@ -22,7 +22,10 @@ import { claim, isClaimed, needsHistory, recentCreates } from "./earlier-work";
 import type { ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { consensusNeededMessage, explain, isNotFound, ProviderError } from "./errors";
+import { quietHostErrorEcho } from "./engine-log";
+import { organizationMoveMessage } from "./organization-guard";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
+import { unknownKeysError, verifySettings } from "./verify";
 import { canonicalJson, compact, containsUnknown, isUnknown } from "./values";
 
 /** Inputs every resource accepts. */
@@ -116,14 +119,27 @@ export interface ResourceSpec<I extends BaseInputs, O extends BaseOutputs, L> {
 
 /** Settings source of the current provider process (set by `configure`). */
 let configLookup: ConfigLookup | undefined;
+/** Whether `check` proves the settings (engine runs), and the config keys to vet first. */
+let engineRun: { configKeys: readonly string[] } | undefined;
 
 /**
  * Records the stack config the engine passes to `configure`. Values are read on each call,
- * never stored in state.
+ * never stored in state. In an engine run (the dynamic-provider host's config, which carries
+ * every stack config key, or `options.verify` from the plugin) `check` then verifies the
+ * settings once per run (`verify.ts`), and a failed call prints once (`engine-log.ts`).
  */
-export function configure(req: { config: { get(key: string): string | undefined } }): void {
+export function configure(
+  req: { config: { get(key: string): string | undefined } },
+  options?: { verify?: boolean; configKeys?: readonly string[] },
+): void {
   const config = req.config;
   configLookup = (key) => config.get(key);
+  // The dynamic-provider host's Config keeps the whole stack config in `rawConfig`.
+  const raw = (config as { rawConfig?: Record<string, unknown> }).rawConfig;
+  if (options?.verify === true || raw !== undefined) {
+    engineRun = { configKeys: options?.configKeys ?? Object.keys(raw ?? {}) };
+    quietHostErrorEcho();
+  }
 }
 
 /** The settings in effect now: stack config (via `configure`), then the environment. */
@@ -323,11 +339,18 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         ...rule(base, "importId", (v) => v === undefined || (typeof v === "string" && v.length > 0), "must be a non-empty string"),
         ...spec.validate(inputs),
       ]);
+      if (failures.length === 0 && engineRun !== undefined) {
+        // Once per run, before anything is planned: settings that cannot work fail the preview here.
+        const unknownKeys = unknownKeysError(engineRun.configKeys);
+        if (unknownKeys !== undefined) throw unknownKeys;
+        const organizationId = typeof base.organizationId === "string" && !isUnknown(base.organizationId) ? base.organizationId : undefined;
+        await verifySettings(currentSettings(), organizationId);
+      }
       // The host turns the result into a protobuf Struct, which has no `undefined`.
       return { inputs: compact(inputs as unknown as Record<string, unknown>), failures };
     },
 
-    async diff(_id, olds, news) {
+    async diff(id, olds, news) {
       const previous = olds as Partial<O>;
       const next = news as unknown as I;
       const replaces: string[] = [];
@@ -335,11 +358,21 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       for (const name of changedProperties(previous, next)) {
         (spec.properties[name as keyof typeof spec.properties].replace ? replaces : updates).push(name);
       }
-      // Moving to another organization is a new object there. An unset input follows the
-      // setting, so a changed setting moves the object too.
+      // An object never follows a changed organization: replacing it would delete it where it
+      // lives and create it elsewhere, and a mistyped setting would plan exactly that. Fail the
+      // plan instead, naming both organizations. (An unknown id is checked again at `up`, when
+      // the engine diffs with known values, before any step runs.)
       const organizationId = next.organizationId ?? currentSettings().organizationId;
-      if (isUnknown(organizationId) || (organizationId !== undefined && previous.organizationId !== undefined && organizationId !== previous.organizationId)) {
-        replaces.push("organizationId");
+      const recorded = previous.organizationId;
+      if (organizationId !== undefined && !isUnknown(organizationId) && recorded !== undefined && organizationId !== recorded) {
+        throw new ProviderError(
+          organizationMoveMessage({
+            what: `${spec.kind} ${id}`,
+            recorded,
+            wanted: organizationId,
+            fromInput: next.organizationId !== undefined,
+          }),
+        );
       }
       const changes = replaces.length > 0 || updates.length > 0;
       return {
@@ -401,8 +434,12 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     async read(id, props) {
       const previous = props as Partial<O>;
       const what = `${spec.kind} ${id}: read`;
-      const s = session(currentSettings(), previous.organizationId, what);
+      const settings = currentSettings();
+      const s = session(settings, previous.organizationId, what);
       try {
+        // A refresh runs no check: prove the settings here (once per run), so wrong ones give
+        // one message naming the setting rather than a connection error per resource.
+        if (engineRun !== undefined) await verifySettings(settings, previous.organizationId);
         const live = await spec.fetch(s, id, previous as unknown as Hint<I, O>);
         if (live === undefined) return { id: "" };
         const outs = outputsOf(live, s.organizationId, previous.importId, previous);
@@ -444,6 +481,10 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       // No read first: a delete of an object that is already gone answers not-found, which is
       // success here, so a read would only add a request (and a whole list) per resource.
       try {
+        // A destroy runs no check. Without this, settings of another service (or a mistyped
+        // organization) would answer every delete "not found", which reads as already gone: the
+        // objects would stay where they live and vanish from state.
+        if (engineRun !== undefined) await verifySettings(currentSettings(), previous.organizationId);
         await spec.remove(s, id, previous);
       } catch (error) {
         if (isNotFound(error)) return;

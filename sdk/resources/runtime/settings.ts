@@ -115,3 +115,45 @@ export function requireSetting(settings: Settings, name: Exclude<SettingName, "t
   if (value === undefined) throw new MissingSettingError(name, purpose);
   return value;
 }
+
+/** Edit distance of two short strings (for "did you mean"). */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * The setting a misspelled name most likely meant: the same letters in another case or with
+ * separators (`baseurl`, `base_url`), else one at most two edits away.
+ */
+export function suggestSetting(name: string): SettingName | undefined {
+  const folded = name.toLowerCase().replace(/[^a-z]/g, "");
+  const exact = SETTING_NAMES.find((known) => known.toLowerCase() === folded);
+  if (exact !== undefined) return exact;
+  const near = SETTING_NAMES.map((known) => ({ known, d: distance(known.toLowerCase(), folded) })).sort((x, y) => x.d - y.d)[0];
+  return near !== undefined && near.d <= 2 ? near.known : undefined;
+}
+
+/**
+ * Why the config key `key` (`keyform:<name>` or `keyform:config:<name>`) is not a setting, or
+ * undefined when it is one (or not a `keyform:` key at all). Known names come from
+ * {@link SETTING_NAMES} only, so a new setting is known as soon as it is defined there.
+ */
+export function unknownSettingProblem(key: string): string | undefined {
+  const match = /^keyform:(?:config:)?(.+)$/u.exec(key);
+  if (match === null) return undefined;
+  const name = match[1]!;
+  if ((SETTING_NAMES as readonly string[]).includes(name)) return undefined;
+  const meant = suggestSetting(name);
+  return (
+    `keyform:${name} is not a keyform setting` +
+    (meant ? `; did you mean keyform:${meant}?` : `; the settings are ${SETTING_NAMES.map((n) => `keyform:${n}`).join(", ")}`)
+  );
+}

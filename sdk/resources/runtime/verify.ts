@@ -1,0 +1,111 @@
+/**
+ * @module resources/runtime/verify
+ * Proves once per run that the settings work, before anything is planned: the config holds no
+ * unknown `keyform:*` key, the private key belongs to the public key, and one `whoami` at the
+ * base URL, in the organization, with the key, succeeds within `keyform:timeoutMs`. Both front
+ * doors (the dynamic providers and the provider plugin) run it from `check`, so a preview with
+ * a wrong key, organization or server fails naming the setting instead of going green.
+ */
+import { AuthenticationError, ConnectionError, NotFoundError, PermissionDeniedError, TimeoutError } from "../../client/errors";
+import { publicKeyFromPrivateKey } from "../../client/keys";
+import type { ApiKeyCurve } from "../../wire/enums";
+import { resolveOrganizationId, sessionFor } from "./client";
+import { ProviderError } from "./errors";
+import { MissingSettingError, SETTING_ENV, unknownSettingProblem, type SettingName, type Settings } from "./settings";
+
+/** `keyform:<name>` and its environment variable, as messages name a setting. */
+export function settingLabel(name: SettingName): string {
+  return `keyform:${name} (${SETTING_ENV[name]})`;
+}
+
+/** The curve whose public key of `privateKey` is `publicKey`, or undefined when none is. */
+export function curveOfPair(publicKey: string, privateKey: string): ApiKeyCurve | undefined {
+  const curves: ApiKeyCurve[] = ["API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519"];
+  return curves.find((curve) => {
+    try {
+      return publicKeyFromPrivateKey(privateKey, curve).toLowerCase() === publicKey.toLowerCase();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * The first unknown `keyform:*` key among `keys`, as an error naming the setting it probably
+ * meant; undefined when every key is a setting.
+ */
+export function unknownKeysError(keys: Iterable<string>): ProviderError | undefined {
+  const problems = [...keys].map(unknownSettingProblem).filter((p): p is string => p !== undefined);
+  if (problems.length === 0) return undefined;
+  return new ProviderError(`keyform: the stack config is wrong: ${problems.join("; ")}`);
+}
+
+/**
+ * Outcome of each settings check this process ran, by base URL, organization and public key.
+ * A failure is kept too: the process lives for one engine run, and retrying for every resource
+ * would make a silent server cost `timeoutMs` per resource instead of once.
+ */
+const verified = new Map<string, Promise<void>>();
+
+/**
+ * Proves once per process (per base URL, organization and public key) that the settings
+ * reach the service and that it accepts the key, with one `whoami` call.
+ * @throws {ProviderError} naming the setting to fix.
+ */
+export function verifySettings(settings: Settings, organizationId: string | undefined): Promise<void> {
+  const purpose = "keyform: checking the provider settings";
+  const key = `${settings.baseUrl}|${organizationId ?? settings.organizationId}|${settings.apiPublicKey}`;
+  let pending = verified.get(key);
+  if (pending === undefined) {
+    pending = whoami(settings, organizationId, purpose);
+    // Awaited by every resource of the run; an unhandled rejection must not end the process first.
+    pending.catch(() => undefined);
+    verified.set(key, pending);
+  }
+  return pending;
+}
+
+async function whoami(settings: Settings, organizationId: string | undefined, purpose: string): Promise<void> {
+  let session;
+  try {
+    session = sessionFor(settings, resolveOrganizationId(settings, organizationId, purpose), purpose);
+  } catch (error) {
+    if (error instanceof MissingSettingError) throw new ProviderError(error.message);
+    // The stamper refuses a malformed private key, or one that is not the public key's.
+    const pair = settings.apiPublicKey && settings.apiPrivateKey ? curveOfPair(settings.apiPublicKey, settings.apiPrivateKey) : undefined;
+    throw new ProviderError(
+      pair === undefined
+        ? `keyform: ${settingLabel("apiPrivateKey")} is not the private key of ${settingLabel("apiPublicKey")} ${settings.apiPublicKey}; set the private key that belongs to it`
+        : `keyform: the API key settings are not usable: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  try {
+    await session.client.callQuery("whoami", {});
+  } catch (error) {
+    throw settingsError(error, settings, session.organizationId);
+  }
+}
+
+/** The error of a failed settings check, naming the setting that is most likely wrong. */
+function settingsError(error: unknown, settings: Settings, organizationId: string): ProviderError {
+  const detail = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+  const prefix = "keyform: the provider settings do not work:";
+  if (error instanceof ConnectionError) {
+    return new ProviderError(`${prefix} keyform:baseUrl ${settings.baseUrl} cannot be reached (${detail}); check ${settingLabel("baseUrl")}`);
+  }
+  if (error instanceof TimeoutError) {
+    return new ProviderError(
+      `${prefix} ${settings.baseUrl} did not answer within ${settings.timeoutMs} ms (${detail}); check ${settingLabel("baseUrl")}, or allow more time with ${settingLabel("timeoutMs")}`,
+    );
+  }
+  if (error instanceof NotFoundError) {
+    return new ProviderError(`${prefix} organization ${organizationId} does not exist at ${settings.baseUrl} (${detail}); check ${settingLabel("organizationId")}`);
+  }
+  if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) {
+    return new ProviderError(
+      `${prefix} the service at ${settings.baseUrl} refused the API key ${settings.apiPublicKey} in organization ${organizationId} (${detail}); ` +
+        `check ${settingLabel("apiPublicKey")}, ${settingLabel("apiPrivateKey")} and ${settingLabel("organizationId")}`,
+    );
+  }
+  return new ProviderError(`${prefix} ${detail}; check ${settingLabel("baseUrl")}`);
+}

@@ -1,0 +1,181 @@
+/**
+ * Real engine, real emulators, TypeScript (dynamic resource) path: settings that cannot be right
+ * fail the preview, naming the setting, within `keyform:timeoutMs`, and a changed organization
+ * never plans a replace or a delete. After every fault the organization's objects are read back
+ * with the official client (`@turnkey/http`) and are exactly as they were.
+ *
+ * Faults: a mistyped organization id (the case that used to delete an API key and a wallet), a
+ * wrong private key, an unregistered key, settings of another service (another emulator, where
+ * the key and organization are valid: only the organization guard stops it), an explicit
+ * `organizationId` argument changed in the program, an unreachable URL, a server that accepts
+ * connections and never answers, and a mistyped config key.
+ */
+import * as net from "node:net";
+import { ApiKeyStamper as TurnkeyApiKeyStamper } from "@turnkey/api-key-stamper";
+import { TurnkeyClient } from "@turnkey/http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateApiKeyPair } from "../../sdk/client/keys";
+import { createInlineStack } from "../support/engine";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { changes, loadKeyform, since } from "../resources/harness/engine-harness";
+import { settingsConfig } from "./plugin-support";
+import { commandOutcome, organizationSnapshot, plainConfig } from "./fail-closed-support";
+
+const keyform = loadKeyform();
+const TIMEOUT_MS = 3000;
+let emuA: TestEmulator;
+let emuB: TestEmulator;
+let official: TurnkeyClient;
+let silent: net.Server;
+let silentUrl: string;
+const sockets = new Set<net.Socket>();
+const figures: Record<string, number> = {};
+
+beforeAll(async () => {
+  [emuA, emuB] = await Promise.all([startTestEmulator(), startTestEmulator()]);
+  const b = emuA.emulator.bootstrap;
+  official = new TurnkeyClient({ baseUrl: emuA.emulator.url }, new TurnkeyApiKeyStamper({ apiPublicKey: b.apiPublicKey, apiPrivateKey: b.apiPrivateKey }));
+  // Accepts every connection and never answers.
+  silent = net.createServer((socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  silentUrl = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await Promise.all([emuA?.stop(), emuB?.stop()]);
+  for (const socket of sockets) socket.destroy();
+  await new Promise((resolve) => silent?.close(resolve));
+  console.log(`fail-closed figures (ms, loaded machine): ${JSON.stringify(figures)}`);
+});
+
+describe("TypeScript resources fail closed", () => {
+  it("faulty settings fail the preview naming the setting; a mistyped organization deletes nothing", { timeout: 900_000 }, async () => {
+    const ci = generateApiKeyPair();
+    let pinOrganization: string | undefined;
+    const { stack, cleanup } = await createInlineStack({
+      projectName: "kf-fail-closed",
+      config: { ...settingsConfig(emuA), "keyform:timeoutMs": String(TIMEOUT_MS) },
+      program: async () => {
+        const org = pinOrganization !== undefined ? { organizationId: pinOrganization } : {};
+        new keyform.UserTag("ops", { userTagName: "ops", ...org });
+        new keyform.ApiKey("ci", { userId: emuA.emulator.bootstrap.userId, apiKeyName: "ci", publicKey: ci.publicKey, ...org });
+        new keyform.Wallet("treasury", {
+          walletName: "treasury",
+          accounts: [{ curve: "CURVE_SECP256K1", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }],
+          deleteWithoutExport: true,
+          ...org,
+        } as never);
+      },
+    });
+    const good = plainConfig(settingsConfig(emuA));
+    try {
+      const up = await stack.up();
+      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 3 });
+      const before = await organizationSnapshot(official, emuA.emulator.bootstrap.organizationId);
+      expect(before.apiKeyNames).toContain("ci");
+      expect(before.walletNames).toEqual(["treasury"]);
+
+      let t0 = performance.now();
+      await stack.preview({ expectNoChanges: true });
+      const green = since(t0);
+      figures.greenPreview = green;
+      // The engine's own cost of a preview on this machine, plus the budget of the one whoami.
+      const limit = green + TIMEOUT_MS + 15_000;
+
+      const stranger = generateApiKeyPair();
+      const other = emuB.emulator.bootstrap;
+      const cases: Array<{ name: string; config: Record<string, { value: string; secret?: boolean }>; remove?: string[]; message: RegExp }> = [
+        {
+          name: "mistyped organization",
+          config: { "keyform:organizationId": { value: "11111111-1111-4111-8111-111111111111" } },
+          message: /keyform:organizationId \(KEYFORM_ORGANIZATION_ID\)/,
+        },
+        {
+          name: "wrong private key",
+          config: { "keyform:apiPrivateKey": { value: stranger.privateKey, secret: true } },
+          message: /keyform:apiPrivateKey \(KEYFORM_API_PRIVATE_KEY\) is not the private key of keyform:apiPublicKey/,
+        },
+        {
+          name: "unregistered key",
+          config: { "keyform:apiPublicKey": { value: stranger.publicKey }, "keyform:apiPrivateKey": { value: stranger.privateKey, secret: true } },
+          message: /refused the API key .*check keyform:apiPublicKey/,
+        },
+        {
+          name: "another service",
+          // Every setting of the other emulator: the key and organization are valid there.
+          config: plainConfig(settingsConfig(emuB)),
+          message: new RegExp(
+            `lives in organization ${emuA.emulator.bootstrap.organizationId} \\(recorded in state\\), but the setting keyform:organizationId \\(KEYFORM_ORGANIZATION_ID\\) now says ${other.organizationId}`,
+          ),
+        },
+        { name: "unreachable URL", config: { "keyform:baseUrl": { value: "http://127.0.0.1:9" } }, message: /keyform:baseUrl http:\/\/127\.0\.0\.1:9 cannot be reached/ },
+        { name: "silent server", config: { "keyform:baseUrl": { value: silentUrl } }, message: new RegExp(`did not answer within ${TIMEOUT_MS} ms.*keyform:timeoutMs`) },
+        { name: "mistyped config key", config: { "keyform:baseurl": { value: emuA.emulator.url } }, message: /keyform:baseurl is not a keyform setting; did you mean keyform:baseUrl\?/ },
+      ];
+
+      for (const fault of cases) {
+        await stack.setAllConfig({ ...good, ...fault.config });
+        t0 = performance.now();
+        const preview = await commandOutcome(stack.preview());
+        const ms = since(t0);
+        figures[fault.name] = ms;
+        expect(preview.exitCode, fault.name).not.toBe(0);
+        expect(preview.output, fault.name).toMatch(fault.message);
+        // Printed once, without the host's stack trace.
+        expect(preview.output, fault.name).not.toMatch(/\n\s+at [\w.<>]+ \(/);
+        expect(preview.output, fault.name).not.toContain(stranger.privateKey);
+        expect(preview.output, fault.name).not.toContain(emuA.emulator.bootstrap.apiPrivateKey);
+        expect(ms, fault.name).toBeLessThan(limit);
+        if (fault.name === "mistyped organization" || fault.name === "another service") {
+          // up stops at the same place: no step runs, nothing is replaced or deleted anywhere.
+          const upAttempt = await commandOutcome(stack.up());
+          expect(upAttempt.exitCode, fault.name).not.toBe(0);
+          expect(upAttempt.output, fault.name).toMatch(fault.message);
+          expect(upAttempt.output, fault.name).not.toMatch(/\bdeleted\b|deleting|replacing/);
+          expect((await emuB.client.listWallets()).wallets, fault.name).toEqual([]);
+        }
+        if (fault.name === "another service") {
+          // A destroy runs with the settings that failed up recorded (the other service): it must
+          // not take that service's "not found" as "already gone" and empty the state.
+          const destroyAttempt = await commandOutcome(stack.destroy());
+          expect(destroyAttempt.exitCode).not.toBe(0);
+          expect(destroyAttempt.output).toMatch(/keyform: the provider settings do not work: organization .* does not exist at .*check keyform:organizationId/);
+          expect(((await stack.exportStack()).deployment as { resources?: unknown[] }).resources?.length).toBeGreaterThanOrEqual(4);
+        }
+        for (const key of Object.keys(fault.config)) if (!(key in good)) await stack.removeConfig(key);
+        expect(await organizationSnapshot(official, emuA.emulator.bootstrap.organizationId), fault.name).toEqual(before);
+      }
+
+      // The program itself names another organization (one the settings reach): the same
+      // guard, naming the argument.
+      await stack.setAllConfig({ ...good, ...cases.find((c) => c.name === "another service")!.config });
+      pinOrganization = other.organizationId;
+      const moved = await commandOutcome(stack.preview());
+      expect(moved.exitCode).not.toBe(0);
+      expect(moved.output).toMatch(/its organizationId argument now says/);
+      pinOrganization = undefined;
+      await stack.setAllConfig(good);
+
+      // A refresh against a server that refuses connections: one line per resource naming the
+      // setting, without the host's echo ("ProviderError: …: ProviderError: … at explain").
+      // (A refresh runs with the provider settings the last up recorded, even a failed up.)
+      await stack.setAllConfig({ ...good, "keyform:baseUrl": { value: "http://127.0.0.1:9" } });
+      expect((await commandOutcome(stack.up())).exitCode).not.toBe(0);
+      const refresh = await commandOutcome(stack.refresh());
+      expect(refresh.exitCode).not.toBe(0);
+      expect(refresh.output).toMatch(/keyform:baseUrl http:\/\/127\.0\.0\.1:9 cannot be reached/);
+      expect(refresh.output).not.toContain("ProviderError");
+      expect(refresh.output).not.toMatch(/\n\s+at [\w.<>]+ \(/);
+      await stack.setAllConfig(good);
+
+      // Back to the right settings: nothing to do, and the objects are the same ones.
+      await stack.preview({ expectNoChanges: true });
+      expect(changes((await stack.up()).summary.resourceChanges)).toEqual({});
+      expect(await organizationSnapshot(official, emuA.emulator.bootstrap.organizationId)).toEqual(before);
+      const destroy = await stack.destroy();
+      expect(destroy.summary.result).toBe("succeeded");
+    } finally {
+      await cleanup();
+    }
+  });
+});
