@@ -9,7 +9,14 @@ import { ApiKeyStamper, KeyformClient, RateLimiter, type ClientLogEvent } from "
 import type { OrganizationRateLimit } from "../../sdk/emulator/rate-limit";
 import { sessionFor } from "../../sdk/resources/runtime/client";
 import { resolveSettings } from "../../sdk/resources/runtime/settings";
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { repoRoot } from "../support/engine";
+import { startEmulatorProcess } from "../support/emulator-process";
 
 /** The service's rate: the pacing tests run at it. */
 const RATE = 10;
@@ -73,6 +80,26 @@ describe("the emulator's rate limit", () => {
     const other = JSON.stringify({ organizationId: "another-organization" });
     const answer = await fetch(`${strict.emulator.url}/public/v1/query/whoami`, { method: "POST", body: other });
     expect(answer.status).not.toBe(429);
+  });
+});
+
+describe("keyform serve --rate-limit", () => {
+  it("enforces the limit given on the command line, and refuses a value that is not a positive number", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-serve-rate-"));
+    const served = await startEmulatorProcess(dataDir, ["--rate-limit", "1", "--log-level", "silent"]);
+    try {
+      const body = JSON.stringify({ organizationId: served.bootstrap.organizationId });
+      const answers = await Promise.all(Array.from({ length: 6 }, () => fetch(`${served.url}/public/v1/query/whoami`, { method: "POST", body })));
+      const refused = answers.filter((a) => a.status === 429);
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused[0]!.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
+    } finally {
+      await served.kill();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    const cli = path.join(repoRoot, "dist", "sdk", "cli", "main.js");
+    const bad = await promisify(execFile)(process.execPath, [cli, "serve", "--data", dataDir, "--rate-limit", "fast"]).catch((error: { stderr: string }) => error);
+    expect((bad as { stderr: string }).stderr).toMatch(/--rate-limit.*expected a positive number of requests per second/);
   });
 });
 
