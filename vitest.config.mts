@@ -6,6 +6,13 @@ export default defineConfig({
     // Engine runs start the Pulumi CLI and plugin processes; give them room.
     testTimeout: 120_000,
     hookTimeout: 180_000,
+    // A late acknowledgement of a progress report on a loaded machine is not a failure of the
+    // run (see the file for why that is safe).
+    setupFiles: ["test/support/late-task-acks.ts"],
+    // The emulator of the tests enforces no rate limit, so the provider need not pace itself
+    // (the default keeps to the hosted service's 10 requests per second). Pacing is proven on
+    // its own in test/client/rate-limit.test.ts, which sets its settings explicitly.
+    env: { KEYFORM_MAX_REQUESTS_PER_SECOND: process.env.KEYFORM_MAX_REQUESTS_PER_SECOND ?? "0" },
     // Test files run in separate processes; engine tests are heavy, so cap parallelism
     // at the machine's two cores.
     pool: "forks",

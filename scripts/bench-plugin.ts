@@ -1,112 +1,230 @@
 /**
- * Benchmark of `pulumi up` and `pulumi destroy` of N policies, three ways, in the same run on
- * the real engine against the emulator:
- *   floor    N no-op dynamic resources (the engine's own cost of N dynamic resources)
- *   dynamic  N `keyform.Policy` dynamic resources
- *   plugin   N `keyform:index:Policy` resources through pulumi-resource-keyform
- * Prints seconds, the ratios to the floor, and the growth from the first size to the others.
- * Asserts nothing.
+ * Benchmark of `pulumi up` and `pulumi destroy` of N mixed keyform resources (user tags,
+ * policies, API keys, smart contract interfaces, invitations) on the real engine against the
+ * emulator, each way against its floor:
+ *   F1       N no-op dynamic resources whose provider has only `create` (the engine's own cost
+ *            of N dynamic resources)
+ *   dynamic  the N resources as keyform dynamic resources
+ *   NY       the N resources' inputs on a no-op provider plugin on the same Node gRPC stack as
+ *            keyform's plugin (`bench-noop-plugin.ts`)
+ *   plugin   the N resources through pulumi-resource-keyform
+ * The ways run interleaved (F1, dynamic, NY, plugin, then again) and each figure is the median
+ * of the repetitions. Also printed: state bytes per resource after `up`, answer bytes per
+ * resource (a counting pass-through proxy sits in front of the emulator), and the growth from
+ * the first size to the others. The ratio runs switch pacing off (the emulator enforces no
+ * limit there); a last run measures the default settings against the emulator with the
+ * service's rate limit on, and counts the 429s it answered. Asserts nothing.
  *
- *   npm run bench:plugin               # N = 200 and 500
- *   npm run bench:plugin -- 50 100     # other sizes
+ *   npm run bench:plugin                          # N = 200 and 500, 3 repetitions, paced run of 50
+ *   npm run bench:plugin -- 50 100 --reps 1 --paced 20
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { startEmulator } from "../sdk";
-import { benchPulumiCommand, createBenchStack } from "./bench-stack";
+import type { Stack } from "@pulumi/pulumi/automation";
 import * as keyform from "../sdk";
+import { DEFAULT_MAX_REQUESTS_PER_SECOND } from "../sdk/resources/runtime/settings";
+import { startEmulator, type RunningEmulator } from "../sdk/emulator";
+import type { OrganizationRateLimit } from "../sdk/emulator/rate-limit";
 import { repoRoot } from "../examples/shared/workspace";
+import { declarations, KINDS, type Declaration } from "../test/support/declarations";
+import { startFaultProxy, type FaultProxy } from "../test/support/fault-proxy";
+import { benchPulumiCommand, createBenchStack } from "./bench-stack";
 
-type Way = "floor" | "dynamic" | "plugin";
-const WAYS: readonly Way[] = ["floor", "dynamic", "plugin"];
+type Way = "F1" | "dynamic" | "NY" | "plugin";
+const WAYS: readonly Way[] = ["F1", "dynamic", "NY", "plugin"];
+/** Each way's floor. */
+const FLOOR: Record<"dynamic" | "plugin", Way> = { dynamic: "F1", plugin: "NY" };
 
-/** A dynamic provider that does nothing: what the engine costs per dynamic resource. */
+interface Figures {
+  up: number;
+  destroy: number;
+  /** Bytes of the exported state after `up`, per resource. */
+  stateBytes: number;
+  /** Bytes of the service's answers during `up`, per resource. */
+  answerBytes: number;
+}
+
+/** A dynamic provider that does nothing but create: what the engine costs per dynamic resource. */
 const noop: pulumi.dynamic.ResourceProvider = {
   async create() {
     return { id: "noop" };
   },
 };
 
-/** The no-op resource of the floor. */
+/** A resource of a provider plugin, by type token (the plugin is found on PATH). */
+class PluginResource extends pulumi.CustomResource {
+  constructor(type: string, name: string, args: Record<string, unknown>) {
+    super(type, name, args);
+  }
+}
+
 class Noop extends pulumi.dynamic.Resource {
   constructor(name: string, index: number) {
     super(noop, name, { index }, undefined, "bench", "Noop");
   }
 }
 
-/** A policy through the provider plugin: the type token alone routes it there (found on PATH). */
-class PluginPolicy extends pulumi.CustomResource {
-  constructor(name: string, args: Record<string, unknown>) {
-    super("keyform:index:Policy", name, { ...args, policyId: undefined });
-  }
-}
-
-function policyArgs(i: number) {
-  return { policyName: `policy ${i}`, effect: "EFFECT_DENY" as const, condition: `activity.type == 'T${i}'` };
-}
-
-function program(way: Way, n: number) {
+function program(way: Way, declared: readonly Declaration[]) {
   return async () => {
-    for (let i = 0; i < n; i++) {
-      const name = `p${i}`;
-      if (way === "floor") new Noop(name, i);
-      else if (way === "dynamic") new keyform.Policy(name, policyArgs(i));
-      else new PluginPolicy(name, policyArgs(i));
-    }
+    declared.forEach(({ kind, name, args }, i) => {
+      if (way === "F1") new Noop(name, i);
+      else if (way === "dynamic") new (keyform[kind] as new (name: string, args: object) => unknown)(name, args);
+      else if (way === "NY") new PluginResource("kfnoop:index:Noop", name, args);
+      else new PluginResource(`keyform:index:${kind}`, name, args);
+    });
   };
 }
 
-async function measure(n: number): Promise<Record<Way, { up: number; destroy: number }>> {
+/** A folder holding `pulumi-resource-kfnoop`, the no-op plugin of the NY floor. */
+function noopPluginDir(work: string): string {
+  const dir = path.join(work, "noop-plugin");
+  fs.mkdirSync(dir, { recursive: true });
+  const launcher = path.join(dir, "pulumi-resource-kfnoop");
+  fs.writeFileSync(launcher, `#!/bin/sh\nexec node ${JSON.stringify(path.join(repoRoot, "dist", "scripts", "bench-noop-plugin.js"))} "$@"\n`, { mode: 0o755 });
+  return dir;
+}
+
+interface Setup {
+  work: string;
+  emulator: RunningEmulator;
+  proxy: FaultProxy;
+  pathVar: string;
+}
+
+async function runOnce(setup: Setup, way: Way, n: number, rep: number, env: Record<string, string>): Promise<Figures> {
+  const { emulator, proxy } = setup;
+  const prefix = `${way.toLowerCase()}${rep}n${n}`;
+  const stack: Stack = await createBenchStack({
+    work: setup.work,
+    projectName: `bench-${prefix}`,
+    program: program(way, declarations(prefix, n, KINDS, emulator.bootstrap.userId)),
+    pulumiCommand: await benchPulumiCommand(),
+    baseUrl: proxy.url,
+    bootstrap: emulator.bootstrap,
+    envVars: { PATH: setup.pathVar, ...env },
+  });
+  proxy.resetCounts();
+  let t0 = Date.now();
+  await stack.up({ parallel: 16 });
+  const up = (Date.now() - t0) / 1000;
+  const answerBytes = proxy.counts.responseBytes / n;
+  const stateBytes = JSON.stringify((await stack.exportStack()).deployment).length / n;
+  t0 = Date.now();
+  await stack.destroy({ parallel: 16 });
+  const destroy = (Date.now() - t0) / 1000;
+  return { up, destroy, stateBytes, answerBytes };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+async function withSetup<T>(maxRequestsPerSecond: number | undefined, run: (setup: Setup, limit: () => OrganizationRateLimit | undefined) => Promise<T>): Promise<T> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-bench-plugin-"));
-  const emulator = await startEmulator({ port: 0, dataDir: path.join(work, "emulator"), logLevel: "silent" });
-  const figures = {} as Record<Way, { up: number; destroy: number }>;
+  let limit: OrganizationRateLimit | undefined;
+  const emulator = await startEmulator({
+    port: 0,
+    dataDir: path.join(work, "emulator"),
+    logLevel: "silent",
+    ...(maxRequestsPerSecond !== undefined ? { maxRequestsPerSecond, onRateLimit: (l) => (limit = l) } : {}),
+  });
+  const proxy = await startFaultProxy({ upstream: emulator.url, rate: 0, seed: 1 });
   try {
     const pulumiCommand = await benchPulumiCommand();
-    for (const way of WAYS) {
-      const stack = await createBenchStack({
-        work,
-        projectName: `bench-${way}`,
-        program: program(way, n),
-        pulumiCommand,
-        baseUrl: emulator.url,
-        bootstrap: emulator.bootstrap,
-        envVars: { PATH: [path.dirname(pulumiCommand.command), path.join(repoRoot, "bin"), process.env.PATH ?? ""].join(path.delimiter) },
-      });
-      let t0 = Date.now();
-      await stack.up({ parallel: 16 });
-      const up = (Date.now() - t0) / 1000;
-      t0 = Date.now();
-      await stack.destroy({ parallel: 16 });
-      const destroy = (Date.now() - t0) / 1000;
-      figures[way] = { up, destroy };
-      console.log(`N=${n} ${way.padEnd(7)} up ${up.toFixed(1).padStart(6)} s   destroy ${destroy.toFixed(1).padStart(6)} s`);
-    }
-    const ratio = (way: Way, op: "up" | "destroy") => (figures[way][op] / figures.floor[op]).toFixed(2);
-    console.log(
-      `N=${n} ratio to the floor: dynamic up ${ratio("dynamic", "up")}× destroy ${ratio("dynamic", "destroy")}×; ` +
-        `plugin up ${ratio("plugin", "up")}× destroy ${ratio("plugin", "destroy")}×`,
-    );
-    return figures;
+    const pathVar = [path.dirname(pulumiCommand.command), path.join(repoRoot, "bin"), noopPluginDir(work), process.env.PATH ?? ""].join(path.delimiter);
+    return await run({ work, emulator, proxy, pathVar }, () => limit);
   } finally {
+    await proxy.close();
     await emulator.close();
     fs.rmSync(work, { recursive: true, force: true });
   }
 }
 
+async function measure(n: number, reps: number): Promise<Record<Way, Figures>> {
+  return withSetup(undefined, async (setup) => {
+    const runs: Record<Way, Figures[]> = { F1: [], dynamic: [], NY: [], plugin: [] };
+    for (let rep = 0; rep < reps; rep++) {
+      for (const way of WAYS) {
+        // The emulator here has no rate limit: pacing would only measure the pace.
+        const figures = await runOnce(setup, way, n, rep, { KEYFORM_MAX_REQUESTS_PER_SECOND: "0" });
+        runs[way].push(figures);
+        console.log(`N=${n} rep ${rep + 1} ${way.padEnd(7)} up ${figures.up.toFixed(1).padStart(6)} s   destroy ${figures.destroy.toFixed(1).padStart(6)} s`);
+      }
+    }
+    const result = {} as Record<Way, Figures>;
+    for (const way of WAYS) {
+      const of = (key: keyof Figures) => median(runs[way].map((f) => f[key]));
+      result[way] = { up: of("up"), destroy: of("destroy"), stateBytes: of("stateBytes"), answerBytes: of("answerBytes") };
+    }
+    const ratio = (way: Way, floor: Way, op: "up" | "destroy") => (result[way][op] / result[floor][op]).toFixed(2);
+    console.log(`N=${n} medians of ${reps}:`);
+    for (const way of WAYS) {
+      const r = result[way];
+      console.log(
+        `  ${way.padEnd(7)} up ${r.up.toFixed(1).padStart(6)} s  destroy ${r.destroy.toFixed(1).padStart(6)} s  ` +
+          `state ${(r.stateBytes / 1024).toFixed(2)} KB/resource  answers ${(r.answerBytes / 1024).toFixed(2)} KB/resource`,
+      );
+    }
+    for (const way of ["dynamic", "plugin"] as const) {
+      console.log(
+        `  ${way} / its floor ${FLOOR[way]}: up ${ratio(way, FLOOR[way], "up")}× destroy ${ratio(way, FLOOR[way], "destroy")}×` +
+          `   (/ F1: up ${ratio(way, "F1", "up")}× destroy ${ratio(way, "F1", "destroy")}×; / NY: up ${ratio(way, "NY", "up")}× destroy ${ratio(way, "NY", "destroy")}×)`,
+      );
+    }
+    return result;
+  });
+}
+
+/** `up` and `destroy` of `n` plugin resources at the default settings against the emulator enforcing the service's limit. */
+async function paced(n: number): Promise<void> {
+  const rate = DEFAULT_MAX_REQUESTS_PER_SECOND;
+  await withSetup(rate, async (setup, limit) => {
+    const env: Record<string, string> = {};
+    // The default: whatever the caller's environment says is not what is measured here.
+    delete process.env.KEYFORM_MAX_REQUESTS_PER_SECOND;
+    const figures = await runOnce(setup, "plugin", n, 0, env);
+    // Counted since the start of `up` (runOnce resets the counts there).
+    const requests = setup.proxy.counts.requests;
+    console.log(
+      `paced: N=${n} plugin resources at the default ${rate} requests/s, emulator limit ${rate}/s per organization: ` +
+        `up ${figures.up.toFixed(1)} s, destroy ${figures.destroy.toFixed(1)} s, 429 answered: ${limit()?.refused ?? 0}` +
+        ` (${requests} requests in all)`,
+    );
+  });
+}
+
+function parseArgs(argv: string[]): { sizes: number[]; reps: number; paced: number } {
+  let reps = 3;
+  let pacedSize = 50;
+  const sizes: number[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--reps") reps = Number(argv[++i]);
+    else if (arg === "--paced") pacedSize = Number(argv[++i]);
+    else sizes.push(Number(arg));
+  }
+  const valid = sizes.filter((n) => Number.isInteger(n) && n > 0);
+  return { sizes: valid.length > 0 ? valid : [200, 500], reps: Number.isInteger(reps) && reps > 0 ? reps : 3, paced: Number.isInteger(pacedSize) ? pacedSize : 50 };
+}
+
 async function main(): Promise<void> {
-  const parsed = process.argv.slice(2).map(Number).filter((n) => Number.isInteger(n) && n > 0);
-  const sizes = parsed.length > 0 ? parsed : [200, 500];
-  const results = new Map<number, Record<Way, { up: number; destroy: number }>>();
-  for (const n of sizes) results.set(n, await measure(n));
+  const { sizes, reps, paced: pacedSize } = parseArgs(process.argv.slice(2));
+  const results = new Map<number, Record<Way, Figures>>();
+  for (const n of sizes) results.set(n, await measure(n, reps));
   const [first, ...rest] = sizes;
   for (const n of rest) {
     const base = results.get(first!)!;
     const now = results.get(n)!;
     const growth = WAYS.map((way) => `${way} up ${(now[way].up / base[way].up).toFixed(2)}× destroy ${(now[way].destroy / base[way].destroy).toFixed(2)}×`);
     console.log(`growth N=${first}→${n} (linear would be ${(n / first!).toFixed(2)}×): ${growth.join("; ")}`);
+    const bytes = (["dynamic", "plugin"] as const).map((way) => `${way} ${(base[way].answerBytes / 1024).toFixed(2)} → ${(now[way].answerBytes / 1024).toFixed(2)} KB`);
+    console.log(`answer bytes per resource N=${first}→${n} (flat is linear growth): ${bytes.join("; ")}`);
   }
+  if (pacedSize > 0) await paced(pacedSize);
 }
 
 main().catch((error: unknown) => {

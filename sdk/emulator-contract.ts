@@ -54,6 +54,12 @@ export interface EmulatorStartOptions {
    * (`[]` removes them all); when absent, the stored ones stay in force.
    */
   ipAllowlists?: readonly IpAllowlistConfig[];
+  /**
+   * Enforce the service's per-organization rate limit: at most this many main API requests per
+   * second per organization (a bucket of one second's requests); over it, 429 with
+   * `Retry-After`. Default: no limit.
+   */
+  maxRequestsPerSecond?: number;
 }
 
 /** A running emulator. */

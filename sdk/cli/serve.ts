@@ -17,6 +17,12 @@ function parsePort(value: string): number {
   return port;
 }
 
+function parseRate(value: string): number {
+  const rate = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || rate <= 0) throw new InvalidArgumentError("expected a positive number of requests per second");
+  return rate;
+}
+
 function splitRules(value: string): string[] {
   return value.split(",").map((rule) => rule.trim()).filter((rule) => rule !== "");
 }
@@ -45,6 +51,7 @@ export function serveCommand(): Command {
     .option("--fixtures <file>", "JSON file of fixture wallets and EVM transactions, loaded at start")
     .option("--ip-allowlist <rules>", "organization-level IP allowlist of the root organization (comma-separated IPs or CIDR blocks)")
     .option("--ip-allowlist-key <publicKey=rules>", "IP allowlist of one API key of the root organization (repeatable)", collectKeyAllowlist)
+    .option("--rate-limit <n>", "answer 429 with Retry-After over n requests per second per organization, as the service does (default: no limit)", parseRate)
     .option("--clear-ip-allowlists", "remove every stored IP allowlist (the --ip-allowlist* options also replace them)")
     .action(async (opts: {
       port: number;
@@ -55,6 +62,7 @@ export function serveCommand(): Command {
       ipAllowlist?: string;
       ipAllowlistKey?: IpAllowlistConfig[];
       clearIpAllowlists?: boolean;
+      rateLimit?: number;
     }) => {
       const dataDir = path.resolve(opts.data);
       const ipAllowlists = ipAllowlistsOf(opts);
@@ -65,6 +73,7 @@ export function serveCommand(): Command {
         logLevel: opts.logLevel,
         ...(opts.fixtures !== undefined ? { fixturesFile: path.resolve(opts.fixtures) } : {}),
         ...(ipAllowlists !== undefined ? { ipAllowlists } : {}),
+        ...(opts.rateLimit !== undefined ? { maxRequestsPerSecond: opts.rateLimit } : {}),
       });
       process.stdout.write(
         `keyform emulator listening on ${emulator.url} (organization ${emulator.bootstrap.organizationId}; ` +

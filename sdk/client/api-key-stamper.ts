@@ -6,13 +6,16 @@
  * `{"publicKey":<hex>,"scheme":<scheme>,"signature":<hex>}` (that key order, no whitespace).
  * What is signed is the exact body string as UTF-8; URL, method and headers are not signed.
  *
- * - P-256 / SECP256K1: ECDSA over SHA-256(body). The digest is computed here and handed to
- *   noble with `prehash: false`, so the body is hashed exactly once whatever noble's default
- *   (1.x does not prehash, 2.x does). Signature = ASN.1 DER, lowercase hex. Signatures are
- *   deterministic (RFC 6979) and low-S: servers accept either half, and low S also satisfies
- *   strict verifiers.
+ * - P-256 / SECP256K1: ECDSA over SHA-256(body). Signature = ASN.1 DER, lowercase hex, low-S:
+ *   servers accept either half, and low S also satisfies strict verifiers.
  * - ED25519: raw 64-byte signature over the body bytes themselves (ed25519 hashes
  *   internally), lowercase hex.
+ *
+ * Signing runs in `node:crypto` (`node-signer.ts`; ECDSA signatures are then randomized, as
+ * the official Node stamper's are). Where Node.js cannot load the curve, the pure-JS curves
+ * sign instead: the digest is computed here and handed to noble with `prehash: false`, so the
+ * body is hashed exactly once whatever noble's default (1.x does not prehash, 2.x does), and
+ * those signatures are deterministic (RFC 6979).
  */
 import { ed25519 } from "@noble/curves/ed25519";
 import { p256 } from "@noble/curves/p256";
@@ -22,6 +25,7 @@ import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
 import { base64urlnopad } from "@scure/base";
 import type { ApiKeyCurve, StampScheme } from "../wire/enums";
 import { DEFAULT_API_KEY_CURVE, parsePrivateKey, publicKeyBytes, schemeForCurve } from "./keys";
+import { nodeSigner, type MessageSigner } from "./node-signer";
 import type { StampHeader, Stamper } from "./stamper";
 
 /** Name of the API key stamp header. */
@@ -58,6 +62,8 @@ export class ApiKeyStamper implements Stamper {
   readonly scheme: StampScheme;
   // An ES private field: not enumerable, not shown by util.inspect or JSON.stringify.
   readonly #privateKey: Uint8Array;
+  /** The `node:crypto` signer of the key, when Node.js supports its curve. */
+  readonly #nodeSign: MessageSigner | undefined;
 
   /**
    * @throws {TypeError} naming `curve` for an unknown curve, `apiPrivateKey` for a malformed
@@ -83,6 +89,7 @@ export class ApiKeyStamper implements Stamper {
       );
     }
     this.publicKey = expected;
+    this.#nodeSign = nodeSigner(this.#privateKey, curve);
   }
 
   /** Signs `body` (the exact string that will be sent) and returns the `X-Stamp` header. */
@@ -100,6 +107,12 @@ export class ApiKeyStamper implements Stamper {
 
   /** Signature hex over the body bytes, in the scheme's encoding. */
   private sign(message: Uint8Array): string {
+    if (this.#nodeSign) return this.#nodeSign(message);
+    return this.signPureJs(message);
+  }
+
+  /** The pure-JS signature (deterministic for ECDSA), for curves Node.js cannot load. */
+  private signPureJs(message: Uint8Array): string {
     switch (this.curve) {
       case "API_KEY_CURVE_P256":
         return p256.sign(sha256(message), this.#privateKey, { prehash: false, lowS: true }).toDERHex();

@@ -25,6 +25,7 @@ import {
 import { RequestValidationError, ResponseValidationError } from "./errors";
 import { paginateQuery, type PaginateOptions } from "./pagination";
 import type { RetryOptions } from "./retry";
+import type { RateLimiter } from "./rate-limiter";
 import type { Stamper } from "./stamper";
 import { recoverSubmit, isUnknownOutcome } from "./submit-recovery";
 import { activityFingerprint, Transport, type ClientLogger } from "./transport";
@@ -37,8 +38,15 @@ export interface KeyformClientOptions {
   organizationId: string;
   /** Signs every request body (e.g. `ApiKeyStamper`). */
   stamper: Stamper;
-  /** `fetch` implementation (default: the global one). */
+  /** `fetch` implementation to send with (default: a keep-alive `node:http` connection pool). */
   fetch?: typeof fetch;
+  /**
+   * Paces requests to stay under the service's rate limit (about 10 requests per second per
+   * organization); share one limiter between clients to pace them together. Default: none.
+   */
+  rateLimiter?: RateLimiter;
+  /** Told the path of each request when it is sent and when its answer arrives. */
+  onRequest?: (path: string) => void;
   /** Per-attempt timeout in ms (default 30_000). */
   timeoutMs?: number;
   /** Budget of a whole call (every attempt and backoff wait) in ms; default: none. */
@@ -134,6 +142,8 @@ export class KeyformClient {
       baseUrl: options.baseUrl,
       stamper: options.stamper,
       fetch: options.fetch,
+      rateLimiter: options.rateLimiter,
+      onRequest: options.onRequest,
       timeoutMs: options.timeoutMs,
       budgetMs: options.budgetMs,
       retry: options.retry,

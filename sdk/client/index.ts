@@ -10,6 +10,7 @@ export * from "./verify-stamp";
 export * from "./client-signature";
 export * from "./errors";
 export * from "./retry";
+export * from "./rate-limiter";
 export * from "./transport";
 export * from "./submit-recovery";
 export * from "./activity-poller";

@@ -8,9 +8,11 @@
  * The body is serialized and stamped once, before the first attempt, so every retry sends
  * byte-identical content with the same stamp. For an activity submit that is what makes a
  * retry safe: the service identifies activities by the fingerprint of the exact body.
+ *
+ * Requests go through a keep-alive `node:http`/`node:https` connection pool (`http-pool.ts`)
+ * unless a `fetch` is given: no per-request fetch machinery, and connections are reused.
  */
-import { sha256 } from "@noble/hashes/sha2";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
+import { createHash } from "node:crypto";
 import type { z } from "zod";
 import {
   ApiError,
@@ -20,6 +22,8 @@ import {
   TimeoutError,
   type ErrorContext,
 } from "./errors";
+import { fetchPost, poolPost, TIMED_OUT, type HttpAnswer } from "./http-pool";
+import type { RateLimiter } from "./rate-limiter";
 import { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetryOptions, sleep, type ResolvedRetryOptions, type RetryOptions } from "./retry";
 import type { Stamper } from "./stamper";
 
@@ -59,8 +63,21 @@ export interface TransportOptions {
   baseUrl: string;
   /** Signs each body; omitted for the unauthenticated auth proxy. */
   stamper?: Stamper | undefined;
-  /** `fetch` implementation (default: the global one). */
+  /**
+   * `fetch` implementation to send with instead of the built-in keep-alive connection pool
+   * (tests inject faults this way).
+   */
   fetch?: typeof fetch | undefined;
+  /**
+   * Paces every attempt (retries included) and is held by a server's `Retry-After` on 429;
+   * share one between clients to pace them together. Default: no pacing.
+   */
+  rateLimiter?: RateLimiter | undefined;
+  /**
+   * Told the path of every request when it is sent and again when its answer (or failure)
+   * arrives; e.g. to make cached reads stale on every write.
+   */
+  onRequest?: ((path: string) => void) | undefined;
   /** Per-attempt timeout in ms (default 30_000). */
   timeoutMs?: number | undefined;
   /**
@@ -121,8 +138,7 @@ export interface TransportResponse<T> {
  * (fact sheet 2).
  */
 export function activityFingerprint(body: string | Uint8Array): string {
-  const bytes = typeof body === "string" ? utf8ToBytes(body) : body;
-  return `sha256:${bytesToHex(sha256(bytes))}`;
+  return `sha256:${createHash("sha256").update(body).digest("hex")}`;
 }
 
 /**
@@ -153,13 +169,15 @@ export class Transport {
   readonly budgetMs: number | undefined;
   readonly retry: ResolvedRetryOptions;
   private readonly stamper: Stamper | undefined;
-  private readonly fetchImpl: typeof fetch;
+  private readonly fetchImpl: typeof fetch | undefined;
+  private readonly rateLimiter: RateLimiter | undefined;
+  private readonly onRequest: ((path: string) => void) | undefined;
   private readonly logger: ClientLogger | undefined;
   private readonly extraHeaders: Readonly<Record<string, string>>;
   private readonly random: () => number;
 
   /**
-   * @throws {TypeError} when `baseUrl` is empty or not an http(s) URL, or no `fetch` exists.
+   * @throws {TypeError} when `baseUrl` is empty or not an http(s) URL, or `fetch` is not a function.
    * @throws {RangeError} when `timeoutMs` or a retry setting is out of range.
    */
   constructor(options: TransportOptions) {
@@ -178,9 +196,9 @@ export class Transport {
     if (budgetMs !== undefined && (!Number.isFinite(budgetMs) || budgetMs <= 0)) {
       throw new RangeError(`budgetMs must be a positive number, got ${String(budgetMs)}`);
     }
-    const fetchImpl = options.fetch ?? globalThis.fetch;
-    if (typeof fetchImpl !== "function") {
-      throw new TypeError("no fetch implementation: pass options.fetch");
+    const fetchImpl = options.fetch;
+    if (fetchImpl !== undefined && typeof fetchImpl !== "function") {
+      throw new TypeError("options.fetch must be a function");
     }
     this.baseUrl = baseUrl;
     this.timeoutMs = timeoutMs;
@@ -188,6 +206,8 @@ export class Transport {
     this.retry = resolveRetryOptions(options.retry);
     this.stamper = options.stamper;
     this.fetchImpl = fetchImpl;
+    this.rateLimiter = options.rateLimiter;
+    this.onRequest = options.onRequest;
     this.logger = options.logger;
     this.extraHeaders = { ...(options.headers ?? {}) };
     this.random = options.random ?? Math.random;
@@ -235,9 +255,10 @@ export class Transport {
       const started = Date.now();
       this.log({ type: "request.start", operation: request.operation, path: request.path, attempt });
 
-      let outcome: Attempt;
+      let response: HttpAnswer;
       try {
-        outcome = await this.attempt(url, headers, bodyText, context, Math.max(1, Math.min(this.timeoutMs, deadline - started)));
+        if (this.rateLimiter) await this.rateLimiter.acquire();
+        response = await this.attempt(url, request.path, headers, bodyText, context, Math.max(1, Math.min(this.timeoutMs, deadline - Date.now())));
       } catch (error) {
         this.log({
           type: "request.end",
@@ -258,10 +279,10 @@ export class Transport {
         return fail(error);
       }
 
-      const { response, text } = outcome;
+      const { text } = response;
       if (response.status !== 429) reached = true;
       const durationMs = Date.now() - started;
-      if (response.ok) {
+      if (response.status >= 200 && response.status < 300) {
         this.log({
           type: "request.end",
           operation: request.operation,
@@ -276,7 +297,7 @@ export class Transport {
 
       const error = ApiError.from(response.status, text, {
         ...context,
-        requestId: response.headers.get("x-request-id") ?? undefined,
+        requestId: response.header("x-request-id"),
         statusText: response.statusText,
       });
       this.log({
@@ -292,9 +313,11 @@ export class Transport {
       if (retriesLeft > 0 && (idempotent ? isRetryableStatus(response.status) : response.status === 429 || response.status === 503)) {
         const retryAfter =
           response.status === 429 || response.status === 503
-            ? parseRetryAfter(response.headers.get("retry-after"), this.retry.maxRetryAfterMs)
+            ? parseRetryAfter(response.header("retry-after"), this.retry.maxRetryAfterMs)
             : undefined;
         const delay = retryAfter ?? backoffDelay(attempt - 1, this.retry, this.random);
+        // The server asked every request of this organization to wait, not only this one.
+        if (retryAfter !== undefined && response.status === 429) this.rateLimiter?.holdUntil(Date.now() + retryAfter);
         if (fitsBudget(delay)) {
           await this.pause(request.operation, attempt, delay, `HTTP ${response.status}`);
           continue;
@@ -304,27 +327,17 @@ export class Transport {
     }
   }
 
-  /** One fetch with its own timeout; the body is read inside the timeout too. */
-  private async attempt(url: string, headers: Record<string, string>, body: string, context: ErrorContext, timeoutMs: number): Promise<Attempt> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
+  /** One POST with its own timeout; the body is read inside the timeout too. */
+  private async attempt(url: string, path: string, headers: Record<string, string>, body: string, context: ErrorContext, timeoutMs: number): Promise<HttpAnswer> {
+    this.onRequest?.(path);
     try {
-      const response = await this.fetchImpl(url, {
-        method: "POST",
-        headers,
-        body,
-        signal: controller.signal,
-        // A redirect would resend the stamped body somewhere else; refuse it.
-        redirect: "error",
-      });
-      const text = await response.text();
-      return { response, text };
+      return await (this.fetchImpl ? fetchPost(this.fetchImpl, url, headers, body, timeoutMs) : poolPost(url, headers, body, timeoutMs));
     } catch (error) {
-      if (controller.signal.aborted) throw new TimeoutError(context, timeoutMs);
+      if (error === TIMED_OUT) throw new TimeoutError(context, timeoutMs);
       if (error instanceof KeyformError) throw error;
       throw new ConnectionError(context, networkErrorCode(error), error);
     } finally {
-      clearTimeout(timer);
+      this.onRequest?.(path);
     }
   }
 
@@ -342,11 +355,6 @@ export class Transport {
       // Logging is best effort.
     }
   }
-}
-
-interface Attempt {
-  response: Response;
-  text: string;
 }
 
 function parseResponse<S extends z.ZodType>(text: string, schema: S, context: ErrorContext): z.output<S> {

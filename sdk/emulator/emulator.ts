@@ -11,6 +11,7 @@ import { loadFixtures } from "./fixtures";
 import { applyIpAllowlistConfig, type IpAllowlistConfig } from "./handlers/ip-allowlists";
 import type { EmulatorModule } from "./handlers/types";
 import { defaultModules } from "./modules";
+import { OrganizationRateLimit } from "./rate-limit";
 import { buildServer, type LogLevel } from "./server";
 import { openDatabase, Store } from "./store";
 import { WebhookDeliverer, type WebhookDeliveryOptions } from "./webhooks/deliverer";
@@ -21,6 +22,8 @@ export interface EmulatorOptions extends EmulatorStartOptions {
   modules?: readonly EmulatorModule[];
   /** Retry and timeout settings of webhook deliveries. */
   webhooks?: WebhookDeliveryOptions;
+  /** Receives the per-organization rate limit in force (to count its refusals, e.g. in a benchmark). */
+  onRateLimit?: (limit: OrganizationRateLimit) => void;
 }
 
 export type { RunningEmulator } from "../emulator-contract";
@@ -45,7 +48,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     const store = new Store(db);
     const { stored, signer } = ensureBootstrap(store);
     let dispatcher: Dispatcher | undefined;
-    const app = buildServer(() => dispatcher as Dispatcher, options.logLevel ?? "info");
+    const rateLimit = options.maxRequestsPerSecond ? new OrganizationRateLimit(options.maxRequestsPerSecond) : undefined;
+    if (rateLimit) options.onRateLimit?.(rateLimit);
+    const app = buildServer(() => dispatcher as Dispatcher, options.logLevel ?? "info", rateLimit);
     dispatcher = new Dispatcher(db, store, signer, app.log, modules);
     if (options.ipAllowlists) applyIpAllowlistConfig(db, stored.organizationId, options.ipAllowlists);
     if (options.fixturesFile) loadFixtures(db, signer, stored.organizationId, options.fixturesFile);

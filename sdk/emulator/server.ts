@@ -11,6 +11,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { Dispatcher, Reply } from "./dispatch";
 import { EmulatorError, GrpcCode } from "./errors";
 import { otpOutbox } from "./handlers/auth-otp";
+import { organizationOfBody, RateLimitedError, type OrganizationRateLimit } from "./rate-limit";
 
 /** Largest accepted request body. Smart contract interfaces go up to 400 KB of JSON text. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -19,8 +20,11 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 export type { EmulatorLogLevel as LogLevel } from "../emulator-contract";
 import type { EmulatorLogLevel as LogLevel } from "../emulator-contract";
 
-/** Builds (without listening) the fastify app serving `dispatcher`. */
-export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel): FastifyInstance {
+/**
+ * Builds (without listening) the fastify app serving `dispatcher`; with `rateLimit`, main API
+ * requests over an organization's rate are refused with 429 before they run.
+ */
+export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel, rateLimit?: OrganizationRateLimit): FastifyInstance {
   const app = Fastify({
     logger: {
       level: logLevel,
@@ -52,6 +56,7 @@ export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel): F
       if (family !== "query" && family !== "submit") {
         throw new EmulatorError(GrpcCode.NOT_FOUND, `unknown path: /public/v1/${family}/${name}`);
       }
+      rateLimit?.take(organizationOfBody(rawBody(req.body)));
       return dispatcher().main(family, name, req.headers, rawBody(req.body), req.ip);
     });
   });
@@ -79,6 +84,7 @@ export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel): F
 /** Maps any thrown value to the error body; only genuine bugs become 500. */
 function sendError(app: FastifyInstance, reply: FastifyReply, error: unknown): FastifyReply {
   if (error instanceof EmulatorError) {
+    if (error instanceof RateLimitedError) reply.header("Retry-After", String(error.retryAfterSeconds));
     if (error.code === GrpcCode.INTERNAL) app.log.error({ message: error.message }, "internal error");
     return reply.code(error.status).send(error.toBody());
   }

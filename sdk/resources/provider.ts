@@ -43,20 +43,10 @@ export class KeyformProvider implements dynamic.ResourceProvider {
     // program runs inside it), hands it the stack config, and makes the runtime handler of
     // `kind` this object's prototype, which is where check, diff, create, read, update and
     // delete then come from.
-    const self = {
-      kind,
-      configure: async (req: dynamic.ConfigureRequest) => {
-        const id = "keyform/provider-runtime";
-        let runtime;
-        try {
-          runtime = require(id);
-        } catch {
-          runtime = require("node:module").createRequire(`${process.cwd()}/`)(id);
-        }
-        runtime.configure(req);
-        Object.setPrototypeOf(self, runtime.handlerFor(kind));
-      },
-    };
+    // Written compactly on purpose: this function's source text is what is stored, twice per
+    // resource (inputs and outputs), and the engine rewrites the whole state after every step.
+    // prettier-ignore
+    const self = { kind, configure: (q: dynamic.ConfigureRequest) => Promise.resolve("keyform/provider-runtime").then((m) => require(m)).catch(() => require("node:module").createRequire(`${process.cwd()}/`)("keyform/provider-runtime")).then((r) => { r.configure(q); Object.setPrototypeOf(self, r.handlerFor(kind)); }) };
     return self as KeyformProvider;
   }
 }

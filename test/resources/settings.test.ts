@@ -1,10 +1,22 @@
 /** Provider settings: stack config, then the environment, then the defaults. */
 import { describe, expect, it } from "vitest";
-import { MissingSettingError, requireSetting, resolveSettings, DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS } from "../../sdk/resources/runtime/settings";
+import { MissingSettingError, requireSetting, resolveSettings, DEFAULT_BASE_URL, DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_TIMEOUT_MS } from "../../sdk/resources/runtime/settings";
 
 describe("resolveSettings", () => {
   it("defaults to the hosted service", () => {
-    expect(resolveSettings(undefined, {})).toEqual({ baseUrl: DEFAULT_BASE_URL, authProxyUrl: "https://authproxy.turnkey.com", timeoutMs: DEFAULT_TIMEOUT_MS });
+    expect(resolveSettings(undefined, {})).toEqual({ baseUrl: DEFAULT_BASE_URL, authProxyUrl: "https://authproxy.turnkey.com", timeoutMs: DEFAULT_TIMEOUT_MS, maxRequestsPerSecond: DEFAULT_MAX_REQUESTS_PER_SECOND });
+    expect(DEFAULT_MAX_REQUESTS_PER_SECOND).toBe(10);
+  });
+
+  it("maxRequestsPerSecond: a non-negative number from keyform:maxRequestsPerSecond or KEYFORM_MAX_REQUESTS_PER_SECOND (0 = no limit); anything else names both", () => {
+    expect(resolveSettings((k) => (k === "keyform:maxRequestsPerSecond" ? "4" : undefined), { KEYFORM_MAX_REQUESTS_PER_SECOND: "9" }).maxRequestsPerSecond).toBe(4);
+    expect(resolveSettings(undefined, { KEYFORM_MAX_REQUESTS_PER_SECOND: "2.5" }).maxRequestsPerSecond).toBe(2.5);
+    expect(resolveSettings(undefined, { KEYFORM_MAX_REQUESTS_PER_SECOND: "0" }).maxRequestsPerSecond).toBe(0);
+    for (const bad of ["-1", "fast", "1e3"]) {
+      expect(() => resolveSettings(undefined, { KEYFORM_MAX_REQUESTS_PER_SECOND: bad })).toThrow(
+        /"maxRequestsPerSecond" \(keyform:maxRequestsPerSecond or KEYFORM_MAX_REQUESTS_PER_SECOND\) must be a number/,
+      );
+    }
   });
 
   it("timeoutMs: a positive whole number of ms from keyform:timeoutMs or KEYFORM_TIMEOUT_MS; anything else names both", () => {

@@ -8,35 +8,33 @@ import { handlers } from "../../sdk/resources/runtime";
 import { useRuntimeSettings } from "./harness/runtime-settings";
 import { forgetSharedReads } from "../../sdk/resources/runtime/shared-reads";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { startFaultProxy, type FaultProxy } from "../support/fault-proxy";
 
 let emu: TestEmulator;
-/** Endpoint (e.g. `query/list_users`) → requests sent by the provider runtime. */
-let sent = new Map<string, number>();
-const realFetch = globalThis.fetch;
+/** A pass-through proxy (no faults) in front of the emulator: it counts the requests sent. */
+let proxy: FaultProxy;
 let restoreSettings: (() => void) | undefined;
 
+/** Endpoint (e.g. `query/list_users`) → requests sent by the provider runtime since the last call. */
 function requestsSince(): Record<string, number> {
-  const counted = Object.fromEntries([...sent.entries()].sort());
-  sent = new Map();
+  const counted = Object.fromEntries(
+    Object.entries(proxy.counts.byPath)
+      .map(([path, count]) => [path.replace(/^\/public\/v1\//, ""), count] as const)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
+  proxy.resetCounts();
   return counted;
 }
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  const b = emu.emulator.bootstrap;
-  restoreSettings = useRuntimeSettings(emu.emulator.url, b);
-  // The runtime builds its client on first use, with the fetch in place then: count through it.
-  globalThis.fetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    const endpoint = new URL(url).pathname.replace(/^\/public\/v1\//, "");
-    sent.set(endpoint, (sent.get(endpoint) ?? 0) + 1);
-    return realFetch(input, init);
-  }) as typeof fetch;
+  proxy = await startFaultProxy({ upstream: emu.emulator.url, rate: 0, seed: 1 });
+  restoreSettings = useRuntimeSettings(proxy.url, emu.emulator.bootstrap);
 });
 
 afterAll(async () => {
-  globalThis.fetch = realFetch;
   restoreSettings?.();
+  await proxy?.close();
   await emu?.stop();
 });
 

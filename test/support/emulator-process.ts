@@ -19,11 +19,11 @@ export interface EmulatorProcess {
 }
 
 /**
- * Starts `keyform serve --port 0 --data <dataDir>` and waits for the line with its URL.
+ * Starts `keyform serve --port 0 --data <dataDir> [...options]` and waits for the line with its URL.
  * @throws Error when it exits or prints no URL within 30 s.
  */
-export async function startEmulatorProcess(dataDir: string): Promise<EmulatorProcess> {
-  const child: ChildProcess = spawn(process.execPath, [path.join(repoRoot, "dist", "sdk", "cli", "main.js"), "serve", "--port", "0", "--data", dataDir], {
+export async function startEmulatorProcess(dataDir: string, options: readonly string[] = []): Promise<EmulatorProcess> {
+  const child: ChildProcess = spawn(process.execPath, [path.join(repoRoot, "dist", "sdk", "cli", "main.js"), "serve", "--port", "0", "--data", dataDir, ...options], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

@@ -2,10 +2,15 @@
 // our stamps verify with the official verifier.
 import { ApiKeyStamper as OfficialStamper } from "@turnkey/api-key-stamper";
 import { generateP256KeyPair, verifyStampSignature } from "@turnkey/crypto";
+import { ed25519 } from "@noble/curves/ed25519";
 import { p256 } from "@noble/curves/p256";
+import { secp256k1 } from "@noble/curves/secp256k1";
+import { sha256 } from "@noble/hashes/sha2";
+import { bytesToHex, hexToBytes } from "@noble/hashes/utils";
 import { describe, expect, it } from "vitest";
 import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
 import { generateApiKeyPair } from "../../sdk/client/keys";
+import { lowSDer } from "../../sdk/client/node-signer";
 import { verifyStamp } from "../../sdk/client/verify-stamp";
 
 const BODY = JSON.stringify({
@@ -74,18 +79,63 @@ describe("ApiKeyStamper → official verifier and header format", () => {
     expect(await verifyStampSignature(stamp.publicKey, stamp.signature, BODY + " ")).toBe(false);
   });
 
-  it("emits the same header as the official purejs stamper for the same key and body", async () => {
-    // Both sign deterministically (RFC 6979) with noble; the official purejs path does not
-    // normalise S, ours does, so compare after normalising.
+  it("emits the official stamper's header format for the same key and body: key order, public key, scheme, DER low-S signature", async () => {
+    // Our signatures come from node:crypto (randomized, like the official Node stamper's), so
+    // the signature bytes differ from stamp to stamp; everything else is the same, and both
+    // signatures verify with the official verifier.
     const pair = generateP256KeyPair();
-    const ours = decode(new ApiKeyStamper({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey }).stamp(BODY).value);
-    const theirs = decode(
-      (await new OfficialStamper({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey, runtimeOverride: "purejs" }).stamp(BODY))
-        .stampHeaderValue,
-    );
-    expect(Object.keys(ours)).toEqual(Object.keys(theirs));
-    expect(ours.publicKey).toBe(theirs.publicKey);
-    expect(ours.scheme).toBe(theirs.scheme);
-    expect(ours.signature).toBe(p256.Signature.fromDER(theirs.signature).normalizeS().toDERHex());
+    const stamper = new ApiKeyStamper({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey });
+    for (const runtime of ["purejs", "node"] as const) {
+      const theirs = decode(
+        (await new OfficialStamper({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey, runtimeOverride: runtime }).stamp(BODY)).stampHeaderValue,
+      );
+      for (let i = 0; i < 16; i++) {
+        const ours = decode(stamper.stamp(BODY).value);
+        expect(Object.keys(ours)).toEqual(Object.keys(theirs));
+        expect(ours.publicKey).toBe(theirs.publicKey);
+        expect(ours.scheme).toBe(theirs.scheme);
+        expect(ours.signature).toMatch(/^30[0-9a-f]+$/);
+        const signature = p256.Signature.fromDER(ours.signature);
+        expect(signature.hasHighS()).toBe(false);
+        expect(signature.toDERHex()).toBe(ours.signature);
+        expect(await verifyStampSignature(ours.publicKey, ours.signature, BODY)).toBe(true);
+        expect(await verifyStampSignature(theirs.publicKey, theirs.signature, BODY)).toBe(true);
+      }
+    }
+  });
+});
+
+describe("node:crypto signing", () => {
+  it("lowSDer normalizes exactly as noble's normalizeS, and leaves low-S signatures untouched", () => {
+    for (const [curve, impl] of [["API_KEY_CURVE_P256", p256], ["API_KEY_CURVE_SECP256K1", secp256k1]] as const) {
+      const pair = generateApiKeyPair(curve);
+      let high = 0;
+      for (let i = 0; i < 64; i++) {
+        // noble without lowS: about half of these are high-S.
+        const raw = impl.sign(sha256(new TextEncoder().encode(`m${i}`)), hexToBytes(pair.privateKey), { lowS: false, prehash: false });
+        if (raw.hasHighS()) high++;
+        expect(lowSDer(raw.toDERRawBytes(), impl.CURVE.n)).toBe(raw.normalizeS().toDERHex());
+      }
+      expect(high).toBeGreaterThan(0);
+    }
+  });
+
+  it("P-256 and secp256k1 stamps verify with noble (strict low-S) and verifyStamp; ed25519 stamps are byte-identical to noble's", () => {
+    for (const curve of ["API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519"] as const) {
+      const pair = generateApiKeyPair(curve);
+      const stamper = new ApiKeyStamper({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey, curve });
+      for (let i = 0; i < 8; i++) {
+        const body = BODY.replace("1718000000000", String(1718000000000 + i));
+        const stamp = decode(stamper.stamp(body).value);
+        expect(verifyStamp(stamper.stamp(body).value, body)).toEqual({ publicKey: pair.publicKey, scheme: stamper.scheme, curve });
+        const message = new TextEncoder().encode(body);
+        if (curve === "API_KEY_CURVE_ED25519") {
+          expect(stamp.signature).toBe(bytesToHex(ed25519.sign(message, hexToBytes(pair.privateKey))));
+        } else {
+          const impl = curve === "API_KEY_CURVE_P256" ? p256 : secp256k1;
+          expect(impl.verify(stamp.signature, sha256(message), pair.publicKey, { prehash: false, lowS: true, format: "der" })).toBe(true);
+        }
+      }
+    }
   });
 });

@@ -9,6 +9,7 @@ import { generateApiKeyPair } from "../../client/keys";
 import type { Activity } from "../../wire/activity";
 import type { ActivityDef } from "../../wire/define";
 import type { ApiKeyCurve } from "../../wire/enums";
+import type { ResultOf } from "../../wire/registry";
 import { operations } from "../../wire/registry";
 import { rule, schemaFailures, type CheckFailure } from "./check";
 import type { Session } from "./client";
@@ -79,7 +80,14 @@ async function fetchApiKey(session: Session, id: string, knownUserId: string | u
   const { users } = await collections.users(session);
   // A user that is gone took its keys with it.
   const key = users.find((u) => u.userId === userId)?.apiKeys.find((k) => k.apiKeyId === id);
-  if (!key) return undefined;
+  return key === undefined ? undefined : liveApiKey(key, userId);
+}
+
+/** An API key as the service describes it. */
+type ApiKeyRecord = ResultOf<"getApiKey">["apiKey"];
+
+/** The live form of an API key record of user `userId`. */
+function liveApiKey(key: ApiKeyRecord, userId: string): LiveApiKey {
   return {
     apiKeyId: key.apiKeyId,
     apiKeyName: key.apiKeyName,
@@ -312,7 +320,9 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
     }
     const id = result.apiKeyIds[0];
     if (id === undefined) throw new Error("create_api_keys returned no apiKeyIds");
-    return { id, carry: pair ? { privateKey: pair.privateKey, publicKey: pair.publicKey } : {} };
+    // Read back by id: this key only, not the list of every user with all their keys.
+    const { apiKey } = await session.client.getApiKey({ apiKeyId: id });
+    return { id, carry: pair ? { privateKey: pair.privateKey, publicKey: pair.publicKey } : {}, live: liveApiKey(apiKey, inputs.userId) };
   },
   async remove(session, id, props) {
     if (props.userId === undefined) throw new Error(`cannot delete API key ${id}: its userId is not in state`);

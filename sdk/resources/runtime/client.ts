@@ -3,7 +3,7 @@
  * Builds the API client a provider call uses, from the resolved settings. One client per
  * organization id is kept for the life of the provider process.
  */
-import { ApiKeyStamper, DEFAULT_TIMEOUT_MS as DEFAULT_ATTEMPT_TIMEOUT_MS, KeyformClient } from "../../client";
+import { ApiKeyStamper, DEFAULT_TIMEOUT_MS as DEFAULT_ATTEMPT_TIMEOUT_MS, KeyformClient, sharedRateLimiter } from "../../client";
 import { requireSetting, type Settings } from "./settings";
 import { observeWrites } from "./shared-reads";
 
@@ -36,7 +36,7 @@ export function sessionFor(settings: Settings, organizationId: string, purpose: 
   const apiPublicKey = requireSetting(settings, "apiPublicKey", purpose);
   const apiPrivateKey = requireSetting(settings, "apiPrivateKey", purpose);
   // The key of the cache is not secret: the public key identifies the credential.
-  const key = `${settings.baseUrl}|${organizationId}|${apiPublicKey}|${settings.timeoutMs}`;
+  const key = `${settings.baseUrl}|${organizationId}|${apiPublicKey}|${settings.timeoutMs}|${settings.maxRequestsPerSecond}`;
   let client = cache.get(key);
   if (!client) {
     client = new KeyformClient({
@@ -50,7 +50,12 @@ export function sessionFor(settings: Settings, organizationId: string, purpose: 
       retry: { maxRetries: PROVIDER_RETRIES },
       timeoutMs: Math.min(settings.timeoutMs, DEFAULT_ATTEMPT_TIMEOUT_MS),
       // Writes through this client make the shared collection reads stale (shared-reads.ts).
-      fetch: observeWrites(globalThis.fetch),
+      onRequest: observeWrites,
+      // The service counts requests per organization: every client of this process that acts
+      // in the organization shares one pace, whatever its key.
+      ...(settings.maxRequestsPerSecond > 0
+        ? { rateLimiter: sharedRateLimiter(`${settings.baseUrl}|${organizationId}`, settings.maxRequestsPerSecond) }
+        : {}),
     });
     cache.set(key, client);
   }

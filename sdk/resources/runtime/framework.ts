@@ -87,8 +87,12 @@ export interface ResourceSpec<I extends BaseInputs, O extends BaseOutputs, L> {
    * previous outputs, for values the service never returns (a generated private key).
    */
   flatten(live: L, carry: Partial<O>): Omit<O, keyof BaseOutputs>;
-  /** Creates the object; returns its id and any outputs only known at creation. */
-  create(session: Session, inputs: I): Promise<{ id: string; carry?: Partial<O> }>;
+  /**
+   * Creates the object; returns its id, any outputs only known at creation, and the live object
+   * when the create already knows it (read by id, or from the activity's result). Without
+   * `live`, the object is read back with `fetch`, which may read its whole collection.
+   */
+  create(session: Session, inputs: I): Promise<{ id: string; carry?: Partial<O>; live?: L }>;
   /**
    * The activity `create` submits: its operation, the parameters it sends, and where its
    * result names the created object. With it, create first looks for the same request made
@@ -396,7 +400,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
           throw explain(error, what);
         }
       }
-      let created: { id: string; carry?: Partial<O> };
+      let created: { id: string; carry?: Partial<O>; live?: L };
       try {
         const adopted = await adoptEarlierActivity(s, inputs, what);
         if (adopted !== undefined) return { id: adopted.id, outs: outputsOf(adopted.live, s.organizationId, undefined, carryWith({}, inputs)) };
@@ -417,7 +421,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         throw explain(error, what);
       }
       try {
-        const live = await readBack(s, created.id, inputs as unknown as Hint<I, O>, what);
+        const live = created.live ?? (await readBack(s, created.id, inputs as unknown as Hint<I, O>, what));
         return { id: created.id, outs: outputsOf(live, s.organizationId, undefined, carryWith(created.carry ?? {}, inputs)) };
       } catch (error) {
         // The object exists: hand its id back so it is recorded in state, not leaked.

@@ -44,6 +44,9 @@ interface LiveInvitation {
   senderUserId: string;
 }
 
+/** The status the service gives a new invitation (fact sheet 3.4). */
+const INITIAL_INVITATION_STATUS = "INVITATION_STATUS_CREATED";
+
 async function fetchInvitation(session: Session, id: string): Promise<LiveInvitation | undefined> {
   const { organizationData } = await collections.organization(session);
   const found = (organizationData.invitations ?? []).find((i) => i.invitationId === id);
@@ -176,10 +179,25 @@ export const invitationSpec: ResourceSpec<InvitationState, InvitationOutputs, Li
     createdId: (result) => (result.invitationIds.length === 1 ? result.invitationIds[0] : undefined),
   }),
   async create(session, inputs) {
-    const result = await session.client.createInvitations(createParameters(inputs));
+    const parameters = createParameters(inputs);
+    const result = await session.client.createInvitations(parameters);
     const id = result.invitationIds[0];
     if (id === undefined) throw new Error("create_invitations returned no invitationIds");
-    return { id };
+    // The service has no get for an invitation (they are listed in the whole organization
+    // record): the completed activity made exactly this one, in its initial status.
+    const [sent] = parameters.invitations;
+    return {
+      id,
+      live: {
+        invitationId: id,
+        receiverUserName: sent!.receiverUserName,
+        receiverEmail: sent!.receiverUserEmail,
+        receiverUserTags: sortedSet(sent!.receiverUserTags),
+        accessType: sent!.accessType,
+        status: INITIAL_INVITATION_STATUS,
+        senderUserId: sent!.senderUserId,
+      },
+    };
   },
   async remove(session, id) {
     await session.client.deleteInvitation({ invitationId: id });

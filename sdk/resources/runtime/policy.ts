@@ -158,7 +158,9 @@ export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = 
   },
   async create(session, inputs) {
     const result = await session.client.createPolicy(createParameters(inputs));
-    return { id: result.policyId };
+    // Read back by id: one small answer, not the whole list of policies.
+    const { policy } = await session.client.getPolicy({ policyId: result.policyId });
+    return { id: result.policyId, live: policy };
   },
   async update(session, id, live, inputs) {
     // Send only what changes; "" clears an expression.

@@ -99,7 +99,11 @@ export const privateKeyTagSpec: ResourceSpec<PrivateKeyTagState, PrivateKeyTagOu
     return live === undefined ? undefined : { id: live.tagId, live };
   },
   async create(session, inputs) {
-    return { id: (await session.client.createPrivateKeyTag(createParameters(inputs))).privateKeyTagId };
+    const parameters = createParameters(inputs);
+    const { privateKeyTagId } = await session.client.createPrivateKeyTag(parameters);
+    // No get for a tag: the completed activity made exactly this tag, so it is known without
+    // reading every tag and every private key.
+    return { id: privateKeyTagId, live: { tagId: privateKeyTagId, tagName: parameters.privateKeyTagName, privateKeyIds: sortedSet(parameters.privateKeyIds) } };
   },
   async update(session, id, live, inputs) {
     await session.client.updatePrivateKeyTag({

@@ -14,6 +14,7 @@ export const SETTING_NAMES = [
   "authProxyUrl",
   "authProxyConfigId",
   "timeoutMs",
+  "maxRequestsPerSecond",
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
@@ -26,6 +27,7 @@ export const SETTING_ENV: Readonly<Record<SettingName, string>> = {
   authProxyUrl: "KEYFORM_AUTH_PROXY_URL",
   authProxyConfigId: "KEYFORM_AUTH_PROXY_CONFIG_ID",
   timeoutMs: "KEYFORM_TIMEOUT_MS",
+  maxRequestsPerSecond: "KEYFORM_MAX_REQUESTS_PER_SECOND",
 };
 
 /** Default main API of the hosted service. */
@@ -39,6 +41,12 @@ export const DEFAULT_AUTH_PROXY_URL = "https://authproxy.turnkey.com";
  */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
+/**
+ * Default pace of the provider's requests: the service's documented rate limit of about 10
+ * requests per second per organization. `0` turns pacing off.
+ */
+export const DEFAULT_MAX_REQUESTS_PER_SECOND = 10;
+
 /** Resolved settings; credentials may be absent until something needs them. */
 export interface Settings {
   baseUrl: string;
@@ -49,6 +57,8 @@ export interface Settings {
   authProxyConfigId?: string;
   /** Budget of one request in ms (see {@link DEFAULT_TIMEOUT_MS}). */
   timeoutMs: number;
+  /** Requests per second per organization the provider process keeps to; 0 = no limit. */
+  maxRequestsPerSecond: number;
 }
 
 /** Reads one raw config value by full key (`keyform:baseUrl`); undefined when unset. */
@@ -88,6 +98,7 @@ export function resolveSettings(config: ConfigLookup | undefined, env: NodeJS.Pr
     authProxyUrl: value("authProxyUrl") ?? DEFAULT_AUTH_PROXY_URL,
     authProxyConfigId: value("authProxyConfigId"),
     timeoutMs: parseTimeout(value("timeoutMs")),
+    maxRequestsPerSecond: parseRate(value("maxRequestsPerSecond")),
   };
 }
 
@@ -107,10 +118,25 @@ function parseTimeout(raw: string | undefined): number {
 }
 
 /**
+ * A non-negative number of requests per second (fractions allowed, 0 = no limit).
+ * @throws {RangeError} naming the config key and the variable when it is not one.
+ */
+function parseRate(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_MAX_REQUESTS_PER_SECOND;
+  const rate = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isFinite(rate)) {
+    throw new RangeError(
+      `keyform: the setting "maxRequestsPerSecond" (keyform:maxRequestsPerSecond or ${SETTING_ENV.maxRequestsPerSecond}) must be a number of requests per second (0 for no limit), got ${JSON.stringify(raw)}`,
+    );
+  }
+  return rate;
+}
+
+/**
  * Returns `settings[name]`, or throws naming the config key and the environment variable.
  * @throws {MissingSettingError} when the setting is unset.
  */
-export function requireSetting(settings: Settings, name: Exclude<SettingName, "timeoutMs">, purpose: string): string {
+export function requireSetting(settings: Settings, name: Exclude<SettingName, "timeoutMs" | "maxRequestsPerSecond">, purpose: string): string {
   const value = settings[name];
   if (value === undefined) throw new MissingSettingError(name, purpose);
   return value;

@@ -9,7 +9,7 @@
  * dynamic-provider process, so one list per collection can serve them all.
  *
  * A shared read stays valid until the next write: every activity submitted (and every poll of
- * one) through a client built by {@link observeWrites} makes later reads fetch afresh, so a
+ * one) through a client observed by {@link observeWrites} makes later reads fetch afresh, so a
  * read after a create, update or delete always sees that change. Reads already in flight are
  * shared too (the engine runs resources in parallel). A failed read is not kept.
  */
@@ -55,26 +55,17 @@ export function forgetSharedReads(): void {
 }
 
 /** True for requests that change the organization or report an activity's progress. */
-function isWrite(url: string): boolean {
-  return url.includes("/submit/") || url.endsWith("/query/get_activity");
+function isWrite(path: string): boolean {
+  return path.includes("/submit/") || path.endsWith("/query/get_activity");
 }
 
 /**
- * Wraps `fetchImpl` so that each write request (an activity submit, or a poll of one) makes the
- * shared reads stale, both when it is sent and when its answer arrives: a read that started in
- * between cannot be served to a caller that comes after the write.
+ * A client's `onRequest` observer: each write request (an activity submit, or a poll of one)
+ * makes the shared reads stale, both when it is sent and when its answer arrives, so a read
+ * that started in between cannot be served to a caller that comes after the write.
  */
-export function observeWrites(fetchImpl: typeof fetch): typeof fetch {
-  return async (input, init) => {
-    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    if (!isWrite(url)) return fetchImpl(input, init);
-    forgetSharedReads();
-    try {
-      return await fetchImpl(input, init);
-    } finally {
-      forgetSharedReads();
-    }
-  };
+export function observeWrites(path: string): void {
+  if (isWrite(path)) forgetSharedReads();
 }
 
 /**

@@ -217,7 +217,9 @@ export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceStat
   },
   async create(session, inputs) {
     const result = await session.client.createSmartContractInterface(createParameters(inputs));
-    return { id: result.smartContractInterfaceId };
+    // Read back by id: this interface only, not every interface of the organization.
+    const { smartContractInterface } = await session.client.getSmartContractInterface({ smartContractInterfaceId: result.smartContractInterfaceId });
+    return { id: result.smartContractInterfaceId, live: smartContractInterface };
   },
   async remove(session, id) {
     await session.client.deleteSmartContractInterface({ smartContractInterfaceId: id });

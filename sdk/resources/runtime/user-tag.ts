@@ -106,8 +106,11 @@ export const userTagSpec: ResourceSpec<UserTagState, UserTagOutputs, LiveTag> = 
     return live === undefined ? undefined : { id: live.tagId, live };
   },
   async create(session, inputs) {
-    const result = await session.client.createUserTag(createParameters(inputs));
-    return { id: result.userTagId };
+    const parameters = createParameters(inputs);
+    const result = await session.client.createUserTag(parameters);
+    // The service has no get for a tag: the completed activity made exactly this tag, so it
+    // is known without reading every tag and every user.
+    return { id: result.userTagId, live: { tagId: result.userTagId, tagName: parameters.userTagName, userIds: sortedSet(parameters.userIds) } };
   },
   async update(session, id, live, inputs) {
     await session.client.updateUserTag({

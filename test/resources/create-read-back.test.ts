@@ -1,0 +1,97 @@
+/**
+ * A create reads back only its own object, counted on the wire against the real emulator
+ * (through a pass-through proxy): by id where the service has a get, else from the completed
+ * activity; never its whole collection or the organization record per create. The outputs a
+ * create returns are what a read of the object returns.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handlers } from "../../sdk/resources/runtime";
+import { forgetEarlierWork } from "../../sdk/resources/runtime/earlier-work";
+import { forgetSharedReads } from "../../sdk/resources/runtime/shared-reads";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { startFaultProxy, type FaultProxy } from "../support/fault-proxy";
+import { useRuntimeSettings } from "./harness/runtime-settings";
+
+let emu: TestEmulator;
+let proxy: FaultProxy;
+let restoreSettings: (() => void) | undefined;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  proxy = await startFaultProxy({ upstream: emu.emulator.url, rate: 0, seed: 1 });
+  restoreSettings = useRuntimeSettings(proxy.url, emu.emulator.bootstrap);
+  forgetSharedReads();
+  forgetEarlierWork();
+});
+
+afterAll(async () => {
+  restoreSettings?.();
+  await proxy?.close();
+  await emu?.stop();
+});
+
+/** Requests by endpoint (e.g. `query/list_users`) since the last call. */
+function requestsSince(): Record<string, number> {
+  const counted = Object.fromEntries(Object.entries(proxy.counts.byPath).map(([path, count]) => [path.replace(/^\/public\/v1\//, ""), count]));
+  proxy.resetCounts();
+  return counted;
+}
+
+const COUNT = 6;
+
+function declared(kind: string, i: number, userId: string): Record<string, unknown> {
+  switch (kind) {
+    case "UserTag":
+      return { userTagName: `tag-${i}`, userIds: [userId] };
+    case "Policy":
+      return { policyName: `policy ${i}`, effect: "EFFECT_DENY", condition: `activity.type == 'T${i}'` };
+    case "ApiKey":
+      return { userId, apiKeyName: `key-${i}` };
+    case "Invitation":
+      return { receiverUserName: `u${i}`, receiverUserEmail: `u${i}@example.com`, receiverUserTags: [], accessType: "ACCESS_TYPE_API", senderUserId: userId };
+    case "SmartContractInterface":
+      return { smartContractAddress: "0x" + String(i).padStart(40, "0"), smartContractInterface: "[]", type: "ETHEREUM", label: `c${i}` };
+    case "PrivateKeyTag":
+      return { privateKeyTagName: `pk-tag-${i}`, privateKeyIds: [] };
+    default:
+      throw new Error(kind);
+  }
+}
+
+/** Reads of whole collections (a `list_*`, or the organization record). */
+const collectionReads = (requests: Record<string, number>) =>
+  Object.fromEntries(Object.entries(requests).filter(([endpoint]) => /^query\/(list_(?!activities)|get_organization$)/.test(endpoint)));
+
+describe("create reads back only its own object", () => {
+  for (const kind of ["UserTag", "Policy", "ApiKey", "Invitation", "SmartContractInterface", "PrivateKeyTag"]) {
+    it(`${kind}: ${COUNT} creates read no collection; the outputs are what a read returns`, async () => {
+      const userId = emu.emulator.bootstrap.userId;
+      const handler = handlers[kind]!;
+      // What a provider process reads once, whatever the number of resources (whether the
+      // organization can hold creates for consensus; one page of history where needed).
+      const warmUp = await handler.create((await handler.check({}, declared(kind, 100, userId))).inputs);
+      requestsSince();
+
+      const made = await Promise.all(
+        Array.from({ length: COUNT }, async (_, i) => {
+          const { inputs } = await handler.check({}, declared(kind, i, userId));
+          return handler.create(inputs);
+        }),
+      );
+      const requests = requestsSince();
+      expect(collectionReads(requests)).toEqual({});
+      // One submit per create, and at most one small read of its own object.
+      const submits = Object.entries(requests).filter(([e]) => e.startsWith("submit/"));
+      expect(submits.reduce((n, [, c]) => n + c, 0)).toBe(COUNT);
+      const ownReads = Object.entries(requests).filter(([e]) => e.startsWith("query/get_") && e !== "query/get_activity");
+      expect(ownReads.reduce((n, [, c]) => n + c, 0)).toBeLessThanOrEqual(COUNT);
+
+      forgetSharedReads();
+      for (const { id, outs } of [warmUp, ...made]) {
+        const read = await handler.read(id, outs as Record<string, unknown>);
+        expect(read.id).toBe(id);
+        expect(read.props).toEqual(outs);
+      }
+    });
+  }
+});
