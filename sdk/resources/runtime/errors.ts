@@ -16,7 +16,7 @@ import {
   SubmitOutcomeUnknownError,
   TimeoutError,
 } from "../../client/errors";
-import { SETTING_ENV } from "./settings";
+import { SETTING_ENV, settingLabel } from "./settings";
 
 /** The error thrown by a provider method: a plain Error with a message for humans. */
 export class ProviderError extends Error {
@@ -67,7 +67,7 @@ export function explain(error: unknown, what: string): Error {
     return new ProviderError(
       `${what}: the service did not accept the API key (HTTP 401): ${error.serverMessage || error.message}. ` +
         `Check keyform:apiPublicKey / keyform:apiPrivateKey (${SETTING_ENV.apiPublicKey} / ${SETTING_ENV.apiPrivateKey}) ` +
-        `and keyform:organizationId (${SETTING_ENV.organizationId}).`,
+        `and ${settingLabel("organizationId")}.`,
       { cause: error },
     );
   }
@@ -92,14 +92,14 @@ export function explain(error: unknown, what: string): Error {
   }
   if (error instanceof ConnectionError) {
     return new ProviderError(
-      `${what}: ${error.message}. Check keyform:baseUrl (${SETTING_ENV.baseUrl}).`,
+      `${what}: ${error.message}. Check ${settingLabel("baseUrl")}.`,
       { cause: error },
     );
   }
   if (error instanceof TimeoutError) {
     return new ProviderError(
-      `${what}: ${error.message}: the server at keyform:baseUrl (${SETTING_ENV.baseUrl}) accepted the connection but did not answer. ` +
-        `Check that it is the service, or allow more time with keyform:timeoutMs (${SETTING_ENV.timeoutMs}).`,
+      `${what}: ${error.message}: the server at ${settingLabel("baseUrl")} accepted the connection but did not answer. ` +
+        `Check that it is the service, or allow more time with ${settingLabel("timeoutMs")}.`,
       { cause: error },
     );
   }
@@ -107,8 +107,8 @@ export function explain(error: unknown, what: string): Error {
   if (error instanceof TypeError && /\bapi(Public|Private)Key\b/u.test(message)) {
     // The stamper refused the key settings (malformed, or not one pair); it never prints the key.
     return new ProviderError(
-      `${what}: the API key settings are wrong: ${message}. Check keyform:apiPrivateKey (${SETTING_ENV.apiPrivateKey}) ` +
-        `and keyform:apiPublicKey (${SETTING_ENV.apiPublicKey}).`,
+      `${what}: the API key settings are wrong: ${message}. Check ${settingLabel("apiPrivateKey")} ` +
+        `and ${settingLabel("apiPublicKey")}.`,
       { cause: error },
     );
   }

@@ -6,7 +6,7 @@
  * instead of planning a replace, which would delete the object where it lives. A mistyped
  * `keyform:organizationId` must never cost a key or a wallet.
  */
-import { SETTING_ENV } from "./settings";
+import { settingLabel } from "./settings";
 
 /** What the guard knows when it refuses a plan. */
 export interface OrganizationMove {
@@ -24,7 +24,7 @@ export interface OrganizationMove {
 export function organizationMoveMessage(move: OrganizationMove): string {
   const source = move.fromInput
     ? `its organizationId argument now says ${move.wanted}`
-    : `the setting keyform:organizationId (${SETTING_ENV.organizationId}) now says ${move.wanted}`;
+    : `the setting ${settingLabel("organizationId")} now says ${move.wanted}`;
   const fix = move.fromInput
     ? `If that is a mistake, set organizationId back to "${move.recorded}".`
     : `If the setting is wrong, set it back to ${move.recorded}; to keep this object there while the setting changes, set organizationId: "${move.recorded}" on the resource.`;

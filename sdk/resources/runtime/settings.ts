@@ -30,6 +30,11 @@ export const SETTING_ENV: Readonly<Record<SettingName, string>> = {
   maxRequestsPerSecond: "KEYFORM_MAX_REQUESTS_PER_SECOND",
 };
 
+/** `keyform:<name>` and its environment variable, as messages name a setting. */
+export function settingLabel(name: SettingName): string {
+  return `keyform:${name} (${SETTING_ENV[name]})`;
+}
+
 /** Default main API of the hosted service. */
 export const DEFAULT_BASE_URL = "https://api.turnkey.com";
 /** Default authentication proxy of the hosted service. */

@@ -11,12 +11,7 @@ import { publicKeyFromPrivateKey } from "../../client/keys";
 import type { ApiKeyCurve } from "../../wire/enums";
 import { resolveOrganizationId, sessionFor } from "./client";
 import { ProviderError } from "./errors";
-import { MissingSettingError, SETTING_ENV, unknownSettingProblem, type SettingName, type Settings } from "./settings";
-
-/** `keyform:<name>` and its environment variable, as messages name a setting. */
-export function settingLabel(name: SettingName): string {
-  return `keyform:${name} (${SETTING_ENV[name]})`;
-}
+import { MissingSettingError, settingLabel, unknownSettingProblem, type Settings } from "./settings";
 
 /** The curve whose public key of `privateKey` is `publicKey`, or undefined when none is. */
 export function curveOfPair(publicKey: string, privateKey: string): ApiKeyCurve | undefined {
