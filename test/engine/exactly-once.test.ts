@@ -113,7 +113,10 @@ async function expectExactlyOnce(stack: Stack, declared: Declaration[]): Promise
  * rewrites the checkpoint can leave it cut off ("failed to load checkpoint: EOF"). The backend
  * keeps the previous checkpoint as `<stack>.json.bak`; putting it back is Pulumi's documented
  * recovery, and it leaves state knowing even fewer of the objects the killed run made, which
- * the next `up` must then adopt.
+ * the next `up` must then adopt. The backend (gocloud's fileblob) also keeps a `<file>.attrs`
+ * sidecar that it truncates before writing: a kill in between leaves it empty, and reading the
+ * checkpoint then fails with the same EOF. A missing sidecar is read as default attributes,
+ * so a cut one is removed.
  */
 function restoreCutCheckpoint(backendUrl: string | undefined, stackName: string): void {
   if (!backendUrl?.startsWith("file://")) return;
@@ -127,12 +130,24 @@ function restoreCutCheckpoint(backendUrl: string | undefined, stackName: string)
     }
   };
   if (fs.existsSync(stacks)) walk(stacks);
-  for (const file of found) {
+  const isCut = (file: string) => {
     try {
       JSON.parse(fs.readFileSync(file, "utf8"));
+      return false;
     } catch {
+      return true;
+    }
+  };
+  for (const file of found) {
+    if (isCut(file)) {
       console.log(`[exactly-once] the kill cut the engine's checkpoint ${file}; restored from its .bak`);
       fs.copyFileSync(`${file}.bak`, file);
+    }
+    for (const attrs of [`${file}.attrs`, `${file}.bak.attrs`]) {
+      if (fs.existsSync(attrs) && isCut(attrs)) {
+        console.log(`[exactly-once] the kill cut the backend's attributes file ${attrs}; removed`);
+        fs.rmSync(attrs);
+      }
     }
   }
 }
