@@ -33,7 +33,12 @@ keyform_npm_install() {
   return 1
 }
 
-if [ "${KEYFORM_FORCE_NPM_INSTALL:-0}" = "1" ] || [ ! -f node_modules/.package-lock.json ] \
+# `npm ci` empties node_modules by deleting its entries, so through a link it would empty the
+# folder the link points at (another checkout's dependencies): a linked node_modules is used as
+# it is.
+if [ -L node_modules ]; then
+  echo "node_modules is a link to $(readlink -f node_modules): using it as it is, not installing through it" >&2
+elif [ "${KEYFORM_FORCE_NPM_INSTALL:-0}" = "1" ] || [ ! -f node_modules/.package-lock.json ] \
   || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "Installing npm dependencies..." >&2
   keyform_npm_install
@@ -44,7 +49,7 @@ fi
 # So Node 22 and later get 13, installed over the lock file's 12 without rewriting the lock.
 keyform_sqlite_wanted="$(node -p 'Number(process.versions.node.split(".")[0]) >= 22 ? "13" : "12"')"
 keyform_sqlite_installed="$(node -p 'require("better-sqlite3/package.json").version.split(".")[0]' 2>/dev/null || echo none)"
-if [ "$keyform_sqlite_installed" != "$keyform_sqlite_wanted" ]; then
+if [ "$keyform_sqlite_installed" != "$keyform_sqlite_wanted" ] && [ ! -L node_modules ]; then
   if [ "$keyform_sqlite_wanted" = "13" ]; then
     echo "Node $(node --version): installing better-sqlite3 13 for the emulator" >&2
     npm install --no-save --no-audit --no-fund --loglevel=error "better-sqlite3@^13" >&2

@@ -5,7 +5,7 @@
  * leaves the organization without anything the stack created.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,11 +40,13 @@ function cleanCopy(to: string): void {
   }
   // The dependencies are the same; installing them again would only measure the registry.
   // scripts/org-up installs when package-lock.json is newer than node_modules/.package-lock.json,
-  // and an install through this link would empty the shared node_modules: the copy's lock file
-  // gets the install's time, so org-up sees node_modules as up to date.
+  // so the copy's lock file is dated well before any install. (The install's own time is not
+  // enough: a Date holds whole milliseconds and utimes rounds up, so the copy came out newer by
+  // a fraction of a millisecond.) ensure-npm-deps.sh also never installs through a linked
+  // node_modules, which `npm ci` would empty.
   symlinkSync(path.join(repoRoot, "node_modules"), path.join(to, "node_modules"));
-  const installed = statSync(path.join(repoRoot, "node_modules", ".package-lock.json")).mtime;
-  utimesSync(path.join(to, "package-lock.json"), installed, installed);
+  const longAgo = new Date("2000-01-01T00:00:00Z");
+  utimesSync(path.join(to, "package-lock.json"), longAgo, longAgo);
 }
 
 interface Finished {
