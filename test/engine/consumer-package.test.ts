@@ -9,7 +9,7 @@
  * never built. This also proves the serialized providers find keyform's runtime in the user's
  * node_modules.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -20,6 +20,7 @@ import { generateApiKeyPair } from "../../sdk/client/keys";
 import { createWorkDirStack } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { changes, emulatorEnv, keyformResources, since, storedState } from "../resources/harness/engine-harness";
+import { outputOf } from "../support/child-process";
 import { writeTypeScriptProject } from "../support/typescript-project";
 
 const run = promisify(execFile);
@@ -67,13 +68,10 @@ export const depositsDisabled = earn.depositsDisabled;
 export const botKeyNames = botKeys.apply((r) => r.apiKeys.map((k) => k.apiKeyName).sort());
 `;
 
-function npmInstall(args: string[]): void {
+async function npmInstall(args: string[]): Promise<void> {
   // Install scripts are skipped: nothing in keyform needs one, and the emulator's native build
   // is what the last test checks the message for.
-  execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", ...args], {
-    cwd: project,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  await outputOf("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", ...args], { cwd: project });
 }
 
 beforeAll(async () => {
@@ -82,13 +80,13 @@ beforeAll(async () => {
   client = emu.client;
   project = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-consumer-"));
   // What `npm publish` would ship of each package (dist/ must be built: `npx tsc -p .`).
-  const [lightTarball, emulatorPackage] = execFileSync(process.execPath, [path.join(repoRoot, "dist/scripts/pack-packages.js"), "--out", project], { encoding: "utf8" })
+  const [lightTarball, emulatorPackage] = (await outputOf(process.execPath, [path.join(repoRoot, "dist/scripts/pack-packages.js"), "--out", project]))
     .trim()
     .split("\n");
   emulatorTarball = emulatorPackage!;
   writeTypeScriptProject(project, "keyform-consumer");
   fs.writeFileSync(path.join(project, "index.ts"), PROGRAM);
-  npmInstall([lightTarball!, "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"]);
+  await npmInstall([lightTarball!, "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"]);
   figures.packAndInstall = since(t0);
 }, 900_000);
 
@@ -103,7 +101,7 @@ describe("keyform installed from a tarball", () => {
     for (const name of EMULATOR_ONLY) expect(fs.existsSync(path.join(project, "node_modules", name)), name).toBe(false);
     expect(fs.existsSync(path.join(project, "node_modules/keyform/dist/sdk/emulator"))).toBe(false);
     expect(fs.existsSync(path.join(project, "node_modules/keyform/LICENSE"))).toBe(true);
-    const maps = execFileSync("find", [path.join(project, "node_modules/keyform"), "-name", "*.map"], { encoding: "utf8" });
+    const maps = await outputOf("find", [path.join(project, "node_modules/keyform"), "-name", "*.map"]);
     expect(maps).toBe("");
     await run(path.join(project, "node_modules/.bin/tsc"), ["--noEmit", "-p", project]);
     const tsconfig = JSON.parse(fs.readFileSync(path.join(project, "tsconfig.json"), "utf8"));
@@ -166,7 +164,7 @@ describe("keyform installed from a tarball", () => {
       (error: { stderr: string }) => error.stderr,
     );
     expect(await serve()).toMatch(/the emulator is not installed: .*npm install --save-dev keyform-emulator/);
-    npmInstall([emulatorTarball]);
+    await npmInstall([emulatorTarball]);
     expect(await serve()).toMatch(/better-sqlite3\) is not compiled for this Node\.js: run `npm rebuild better-sqlite3`/);
   });
 });

@@ -4,7 +4,6 @@
  * exports, and the packed tarballs (`scripts/pack-packages.ts`) hold no test-only code and no
  * stale output of a module that no longer exists. Loads dist/ (build first).
  */
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -12,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { registeredSpecs } from "../../sdk/resources/runtime";
 import { DATA_FUNCTIONS } from "../../sdk/resources/runtime/queries";
 import { repoRoot } from "../support/engine";
+import { outputOf } from "../support/child-process";
 
 const out = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-published-"));
 afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
@@ -41,20 +41,20 @@ describe("the root entry", () => {
 });
 
 describe("the packed tarballs", () => {
-  it("hold no test-only code and no output without a source", { timeout: 300_000 }, () => {
+  it("hold no test-only code and no output without a source", { timeout: 300_000 }, async () => {
     // A module that no longer exists but whose old output is still in dist/ must not ship.
     const stale = path.join(repoRoot, "dist", "sdk", "resources", "removed-module-probe.js");
     fs.writeFileSync(stale, "exports.stale = true;\n");
     let tarballs: string[];
     try {
-      tarballs = execFileSync(process.execPath, [path.join(repoRoot, "dist", "scripts", "pack-packages.js"), "--out", out], { encoding: "utf8" }).trim().split("\n");
+      tarballs = (await outputOf(process.execPath, [path.join(repoRoot, "dist", "scripts", "pack-packages.js"), "--out", out])).trim().split("\n");
     } finally {
       fs.rmSync(stale, { force: true });
     }
     expect(tarballs).toHaveLength(2);
     for (const tarball of tarballs) {
       const dir = fs.mkdtempSync(path.join(out, "unpacked-"));
-      execFileSync("tar", ["-xzf", tarball, "-C", dir]);
+      await outputOf("tar", ["-xzf", tarball, "-C", dir]);
       const files = fs.readdirSync(path.join(dir, "package"), { recursive: true, encoding: "utf8" });
       expect(files.filter((f) => /smoke-probe|removed-module-probe|\.map$|\.test\./.test(f)), tarball).toEqual([]);
       for (const file of files.filter((f) => f.endsWith(".js") || f.endsWith(".d.ts"))) {
