@@ -1,52 +1,68 @@
 /**
  * A Pulumi YAML project that installs keyform with npm finds the provider plugin through the
  * `packages` section of its Pulumi.yaml (`keyform: ./node_modules/keyform/bin`): no
- * `pulumi plugin install`, nothing on PATH, automatic plugin acquisition off.
+ * `pulumi plugin install`, nothing on PATH, automatic plugin acquisition off. And
+ * `pulumi package add` of the plugin writes that section and generates the package's SDK.
  */
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkDirStack, pulumiBinDir, repoRoot } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { settingsConfig } from "./plugin-support";
 
+const run = promisify(execFile);
+
 let emu: TestEmulator;
 let project: string;
+const projects: string[] = [];
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  project = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-packages-"));
-  fs.mkdirSync(path.join(project, "node_modules"));
-  fs.symlinkSync(repoRoot, path.join(project, "node_modules", "keyform")); // what `npm install keyform` leaves
+/** A YAML project with keyform installed under node_modules and one user tag named `tagName`. */
+function yamlProject(tagName: string, packagesSection: string[]): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-packages-"));
+  projects.push(dir);
+  fs.mkdirSync(path.join(dir, "node_modules"));
+  fs.symlinkSync(repoRoot, path.join(dir, "node_modules", "keyform")); // what `npm install keyform` leaves
   fs.writeFileSync(
-    path.join(project, "Pulumi.yaml"),
+    path.join(dir, "Pulumi.yaml"),
     [
       "name: keyform-packages",
       "runtime: yaml",
-      "packages:",
-      "  keyform: ./node_modules/keyform/bin",
+      ...packagesSection,
       "resources:",
       "  ops:",
       "    type: keyform:index:UserTag",
-      "    properties: { userTagName: ops-from-packages }",
+      `    properties: { userTagName: ${tagName} }`,
       "outputs:",
       "  userTagId: ${ops.userTagId}",
       "",
     ].join("\n"),
   );
+  return dir;
+}
+
+/** PATH with the Pulumi CLI but without this checkout's bin/ (where the other tests find the plugin). */
+function pathWithoutPlugin(): string {
+  const bin = path.join(repoRoot, "bin");
+  return [pulumiBinDir(), ...(process.env.PATH ?? "").split(path.delimiter).filter((dir) => path.resolve(dir) !== bin)].join(path.delimiter);
+}
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  project = yamlProject("ops-from-packages", ["packages:", "  keyform: ./node_modules/keyform/bin"]);
 });
 
 afterAll(async () => {
   await emu?.stop();
-  if (project) fs.rmSync(project, { recursive: true, force: true });
+  for (const dir of projects) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe("the plugin from the packages section of Pulumi.yaml", () => {
   it("runs without an installed plugin or one on PATH", { timeout: 600_000 }, async () => {
-    // PATH without this checkout's bin/ (where the other tests find the plugin).
-    const bin = path.join(repoRoot, "bin");
-    const PATH = [pulumiBinDir(), ...(process.env.PATH ?? "").split(path.delimiter).filter((dir) => path.resolve(dir) !== bin)].join(path.delimiter);
+    const PATH = pathWithoutPlugin();
     // Without the packages section the engine finds no plugin at all: what the section fixes.
     const pulumiYaml = path.join(project, "Pulumi.yaml");
     const declared = fs.readFileSync(pulumiYaml, "utf8");
@@ -64,6 +80,43 @@ describe("the plugin from the packages section of Pulumi.yaml", () => {
       const up = await stack.up();
       const { userTags } = await emu.client.listUserTags({});
       expect(userTags.find((t) => t.tagId === up.outputs.userTagId!.value)?.tagName).toBe("ops-from-packages");
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it("pulumi package add of the plugin writes the packages section and generates the SDK", { timeout: 600_000 }, async () => {
+    const dir = yamlProject("ops-from-package-add", []);
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-package-add-home-"));
+    projects.push(home);
+    const env = {
+      ...process.env,
+      PATH: pathWithoutPlugin(),
+      PULUMI_HOME: home,
+      PULUMI_BACKEND_URL: `file://${home}`,
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    };
+    // The YAML language host must implement Link, or this stops at "unknown method Link".
+    const { stdout, stderr } = await run("pulumi", ["package", "add", "./node_modules/keyform/bin/pulumi-resource-keyform"], { cwd: dir, env });
+    expect(stdout + stderr).toContain("Added package keyform");
+    const declared = fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8");
+    expect(declared).toMatch(/^packages:\n  keyform: \S+/m);
+    // The generated SDK lists every resource of the schema (one is enough to prove it read it).
+    const sdk = path.join(dir, "sdks", "keyform");
+    expect(fs.readdirSync(sdk).length).toBeGreaterThan(0);
+
+    // The section names the package by name and version (keyform@<version>), so the engine runs
+    // the installed plugin of that version: the one command of the README installs it.
+    const version = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")).version as string;
+    expect(declared).toContain(`keyform: keyform@${version}`);
+    await run("pulumi", ["plugin", "install", "resource", "keyform", version, "--file", "./node_modules/keyform/bin/pulumi-resource-keyform"], { cwd: dir, env });
+
+    const { stack, cleanup } = await createWorkDirStack({ workDir: dir, config: settingsConfig(emu), envVars: { PATH: env.PATH, PULUMI_HOME: home } });
+    try {
+      const up = await stack.up();
+      const { userTags } = await emu.client.listUserTags({});
+      expect(userTags.find((t) => t.tagId === up.outputs.userTagId!.value)?.tagName).toBe("ops-from-package-add");
     } finally {
       await cleanup();
     }
