@@ -10,7 +10,7 @@
  * const { userTags } = await client.listUserTags();
  */
 import { z } from "zod";
-import { ActivityResponse, type Activity } from "../wire/activity";
+import { ActivityResponse, activityResponseWith, type Activity } from "../wire/activity";
 import type { ActivityDef, OperationDef, QueryDef } from "../wire/define";
 import { operations, type ActivityName, type ParamsOf, type QueryName, type ResultOf } from "../wire/registry";
 import { Id, Uint64String } from "../wire/shared";
@@ -181,7 +181,7 @@ export class KeyformClient {
    */
   async callActivity<K extends ActivityName>(name: K, parameters: ParamsOf<K>, options?: ActivityCallOptions): Promise<ResultOf<K>> {
     const def = operationDef(name, "activity");
-    const { activity, fingerprint } = await this.#submit(def, name, parameters, options);
+    const { activity, fingerprint } = await this.#submit(def, name, parameters, options, typedResponse(def));
     assertActivityCompleted(activity, { operation: name, fingerprint });
     return this.#result(def, name, activity, fingerprint) as ResultOf<K>;
   }
@@ -194,7 +194,8 @@ export class KeyformClient {
    */
   async submitActivity<K extends ActivityName>(name: K, parameters: ParamsOf<K>, options?: SubmitActivityOptions): Promise<Activity> {
     const def = operationDef(name, "activity");
-    const { activity, fingerprint, consensusWaitedMs } = await this.#submit(def, name, parameters, options);
+    // The activity as the service sent it: its result is not reshaped by the operation's schema.
+    const { activity, fingerprint, consensusWaitedMs } = await this.#submit(def, name, parameters, options, ActivityResponse);
     if (!options?.allowIncomplete) assertActivityCompleted(activity, { operation: name, fingerprint, consensusWaitedMs });
     return activity;
   }
@@ -220,7 +221,8 @@ export class KeyformClient {
     return paginateQuery<PageItemOf<K>>(def, first, fetchPage, options);
   }
 
-  async #submit(def: ActivityDef, name: string, parameters: unknown, options: SubmitActivityOptions | undefined) {
+  /** Submits and polls; every answer about this activity is parsed with `response`. */
+  async #submit(def: ActivityDef, name: string, parameters: unknown, options: SubmitActivityOptions | undefined, response: z.ZodType<ActivityResponse>) {
     const checkedParameters = validateArguments(def.parameters, parameters, "parameters", name);
     const organizationId = validateArguments(Id, options?.organizationId ?? this.organizationId, "organizationId", name);
     const timestampMs = validateArguments(Uint64String, String(options?.timestampMs ?? Date.now()), "timestampMs", name);
@@ -230,7 +232,7 @@ export class KeyformClient {
     const budgetMs = this.#transport.budgetMs;
     const deadline = budgetMs === undefined ? Infinity : Date.now() + budgetMs;
     const send = (budget?: number) =>
-      this.#transport.send({ operation: name, path: def.path, body: envelope, schema: ActivityResponse, fingerprint: true, budgetMs: budget });
+      this.#transport.send({ operation: name, path: def.path, body: envelope, schema: response, fingerprint: true, budgetMs: budget });
     const fingerprint = activityFingerprint(JSON.stringify(envelope));
     let submitted: Activity;
     try {
@@ -266,23 +268,27 @@ export class KeyformClient {
       consensusWaitMs: this.#consensusWaitMs,
       log: (event) => this.#transport.log(event),
       fetchActivity: async (activityId, activityOrganizationId) => {
-        const response = await this.#transport.send({
+        const answer = await this.#transport.send({
           operation: "getActivity",
           path: getActivityQuery.path,
           body: { organizationId: activityOrganizationId, activityId },
-          schema: ActivityResponse,
+          schema: response,
           activityId,
           activityFingerprint: fingerprint,
         });
-        return response.data.activity;
+        return answer.data.activity;
       },
     });
     return { activity, fingerprint, consensusWaitedMs };
   }
 
   #result(def: ActivityDef, name: string, activity: Activity, fingerprint: string | undefined): unknown {
+    const value = activity.result[def.resultKey];
+    // Checked with the answer it came in, unless that answer was a listing of activities (a
+    // submit recovered by fingerprint that had completed already).
+    if (value !== undefined && resultChecked.has(activity)) return value;
     const root = `activity.result.${def.resultKey}`;
-    const parsed = def.result.safeParse(activity.result[def.resultKey]);
+    const parsed = def.result.safeParse(value);
     if (!parsed.success) {
       throw new ResponseValidationError({ operation: name, activityId: activity.id, fingerprint: activity.fingerprint || fingerprint }, parsed.error, root);
     }
@@ -303,6 +309,24 @@ for (const [name, def] of Object.entries(operations as Record<string, OperationD
         };
   Object.defineProperty(method, "name", { value: name });
   Object.defineProperty(KeyformClient.prototype, name, { value: method, writable: true, configurable: true, enumerable: false });
+}
+
+/** The activities whose result was parsed by their operation's schema along with the answer. */
+const resultChecked = new WeakSet<Activity>();
+const typedResponses = new WeakMap<ActivityDef, z.ZodType<ActivityResponse>>();
+
+/** The answer schema of `def`'s activity with its result parsed in the same pass (one per operation). */
+function typedResponse(def: ActivityDef): z.ZodType<ActivityResponse> {
+  let schema = typedResponses.get(def);
+  if (schema === undefined) {
+    const parse = activityResponseWith(def.resultKey, def.result);
+    schema = parse.transform((answer) => {
+      resultChecked.add(answer.activity as Activity);
+      return answer as ActivityResponse;
+    }) as unknown as z.ZodType<ActivityResponse>;
+    typedResponses.set(def, schema);
+  }
+  return schema;
 }
 
 function operationDef(name: string, kind: "query"): QueryDef;

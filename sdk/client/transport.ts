@@ -365,8 +365,14 @@ function parseResponse<S extends z.ZodType>(text: string, schema: S, context: Er
     throw new ResponseValidationError(context, `body is not JSON (${text.length} bytes)`);
   }
   const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new ResponseValidationError(context, parsed.error);
+  if (!parsed.success) throw new ResponseValidationError({ ...context, activityId: context.activityId ?? activityIdOf(json) }, parsed.error);
   return parsed.data;
+}
+
+/** The id of the activity an answer is about, when it names one: the error should say which. */
+function activityIdOf(json: unknown): string | undefined {
+  const id = (json as { activity?: { id?: unknown } } | null)?.activity?.id;
+  return typeof id === "string" ? id : undefined;
 }
 
 /** Network failures worth another attempt; see {@link TransportRequest.idempotent}. */

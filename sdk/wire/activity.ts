@@ -72,6 +72,15 @@ export type Activity = z.infer<typeof Activity>;
 export const ActivityResponse = z.object({ activity: Activity });
 export type ActivityResponse = z.infer<typeof ActivityResponse>;
 
+/**
+ * The answer of one operation's activity, its result checked by the operation's own schema in
+ * the same pass as the envelope, so the result's bytes are parsed once. The result is absent
+ * until the activity completes; other keys of `result` are kept as they are.
+ */
+export function activityResponseWith(resultKey: string, result: z.ZodType) {
+  return z.object({ activity: Activity.extend({ result: z.looseObject({ [resultKey]: result.optional() }) }) });
+}
+
 /** Spec 4.1: the envelope of every submit, with its operation's `type` and `parameters`. */
 export function activityEnvelope<T extends string, P extends z.ZodType>(type: T, parameters: P) {
   return z.object({

@@ -3,7 +3,8 @@
  * consensus (fail at once, or wait for approval), FAILED and REJECTED, idempotent retries.
  */
 import { createHash } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { z } from "zod";
 import {
   ActivityFailedError,
   ActivityPollTimeoutError,
@@ -15,6 +16,7 @@ import {
   ResponseValidationError,
   type ClientLogEvent,
 } from "../../sdk/client";
+import { operations } from "../../sdk/wire/registry";
 import { activity, json, newStamper, ORGANIZATION_ID, startServer, type RecordedRequest, type TestServer } from "./helpers";
 
 let server: TestServer;
@@ -132,6 +134,36 @@ describe("submit", () => {
     expect(raw.id).toBe("act-1");
     expect(raw.fingerprint).toBe(fingerprintOf(server.requests[0]!));
     expect(raw.result).toEqual({ createUserTagResult: { userTagId: "tag-1", userIds: [] } });
+  });
+
+  it("parses each answer once: the result is checked in the same pass as the activity", async () => {
+    // A counting copy of updateUserTag's result schema, installed before this file's only
+    // updateUserTag call (the client builds each operation's answer schema once).
+    const def = operations.updateUserTag as { result: z.ZodType };
+    const original = def.result;
+    let checks = 0;
+    const counted = original.check(() => void checks++);
+    const separateParses = vi.spyOn(counted, "safeParse");
+    def.result = counted;
+    try {
+      const done = { updateUserTagResult: { userTagId: "tag-1" } };
+      const answer = (status: string, result: object) =>
+        activity({ status, type: "ACTIVITY_TYPE_UPDATE_USER_TAG", intent: {}, result });
+      let polls = 0;
+      server.handle((req, res) => {
+        if (req.path.startsWith("/public/v1/submit/")) return json(res, 200, { activity: answer("ACTIVITY_STATUS_PENDING", {}) });
+        return json(res, 200, { activity: ++polls < 2 ? answer("ACTIVITY_STATUS_PENDING", {}) : answer("ACTIVITY_STATUS_COMPLETED", done) });
+      });
+      const result = await client().updateUserTag({ userTagId: "tag-1", addUserIds: [], removeUserIds: [] });
+      expect(result).toEqual({ userTagId: "tag-1" });
+      // Three answers (submit, two polls), the last one with the result: checked once, and not
+      // parsed again on its own after the answer's parse.
+      expect(server.requests.length).toBe(3);
+      expect(checks).toBe(1);
+      expect(separateParses).not.toHaveBeenCalled();
+    } finally {
+      def.result = original;
+    }
   });
 
   it("names the result field when the result object is malformed", async () => {

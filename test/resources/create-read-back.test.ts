@@ -53,6 +53,9 @@ function declared(kind: string, i: number, userId: string): Record<string, unkno
       return { smartContractAddress: "0x" + String(i).padStart(40, "0"), smartContractInterface: "[]", type: "ETHEREUM", label: `c${i}` };
     case "PrivateKeyTag":
       return { privateKeyTagName: `pk-tag-${i}`, privateKeyIds: [] };
+    case "WebhookEndpoint":
+      // One declared inactive: create, then the update that switches it off.
+      return { url: `https://hooks.example.com/${i}`, name: `hook-${i}`, subscriptions: [{ eventType: "ACTIVITY_UPDATES" }], isActive: i !== 1 };
     default:
       throw new Error(kind);
   }
@@ -63,7 +66,7 @@ const collectionReads = (requests: Record<string, number>) =>
   Object.fromEntries(Object.entries(requests).filter(([endpoint]) => /^query\/(list_(?!activities)|get_organization$)/.test(endpoint)));
 
 describe("create reads back only its own object", () => {
-  for (const kind of ["UserTag", "Policy", "ApiKey", "Invitation", "SmartContractInterface", "PrivateKeyTag"]) {
+  for (const kind of ["UserTag", "Policy", "ApiKey", "Invitation", "SmartContractInterface", "PrivateKeyTag", "WebhookEndpoint"]) {
     it(`${kind}: ${COUNT} creates read no collection; the outputs are what a read returns`, async () => {
       const userId = emu.emulator.bootstrap.userId;
       const handler = handlers[kind]!;
@@ -80,9 +83,10 @@ describe("create reads back only its own object", () => {
       );
       const requests = requestsSince();
       expect(collectionReads(requests)).toEqual({});
-      // One submit per create, and at most one small read of its own object.
+      // One submit per create (and the inactive endpoint's update), and at most one small read
+      // of its own object.
       const submits = Object.entries(requests).filter(([e]) => e.startsWith("submit/"));
-      expect(submits.reduce((n, [, c]) => n + c, 0)).toBe(COUNT);
+      expect(submits.reduce((n, [, c]) => n + c, 0)).toBe(COUNT + (kind === "WebhookEndpoint" ? 1 : 0));
       const ownReads = Object.entries(requests).filter(([e]) => e.startsWith("query/get_") && e !== "query/get_activity");
       expect(ownReads.reduce((n, [, c]) => n + c, 0)).toBeLessThanOrEqual(COUNT);
 

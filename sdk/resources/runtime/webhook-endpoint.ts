@@ -144,10 +144,13 @@ export const webhookEndpointSpec: ResourceSpec<WebhookEndpointState, WebhookEndp
     createdId: (result) => result.endpointId,
   }),
   async create(session, inputs) {
-    const { endpointId } = await session.client.createWebhookEndpoint(createParameters(inputs));
+    const created = await session.client.createWebhookEndpoint(createParameters(inputs));
     // create takes no isActive: an endpoint declared inactive is switched off right after.
-    if (!inputs.isActive) await session.client.updateWebhookEndpoint({ endpointId, isActive: false });
-    return { id: endpointId };
+    // Either result holds the endpoint as the service keeps it: no list of every endpoint.
+    const live = inputs.isActive
+      ? created.webhookEndpoint
+      : (await session.client.updateWebhookEndpoint({ endpointId: created.endpointId, isActive: false })).webhookEndpoint;
+    return { id: created.endpointId, live };
   },
   async update(session, id, live, inputs) {
     await session.client.updateWebhookEndpoint(
