@@ -59,14 +59,14 @@ export class Policy extends pulumi.dynamic.Resource {
   declare public readonly policyName: pulumi.Output<string>;
   /** `EFFECT_ALLOW` or `EFFECT_DENY`. */
   declare public readonly effect: pulumi.Output<"EFFECT_ALLOW" | "EFFECT_DENY">;
-  /** The condition as the service holds it ("" when none). */
-  declare public readonly condition: pulumi.Output<string>;
-  /** The consensus expression as the service holds it ("" when none). */
-  declare public readonly consensus: pulumi.Output<string>;
-  /** Free text. */
-  declare public readonly notes: pulumi.Output<string>;
-  /** The `time` field as the service holds it ("" when none). */
-  declare public readonly time: pulumi.Output<string>;
+  /** The condition as the service holds it; absent when none. */
+  declare public readonly condition: pulumi.Output<string | undefined>;
+  /** The consensus expression as the service holds it; absent when none. */
+  declare public readonly consensus: pulumi.Output<string | undefined>;
+  /** Free text; absent when empty. */
+  declare public readonly notes: pulumi.Output<string | undefined>;
+  /** The `time` field as the service holds it; absent when none. */
+  declare public readonly time: pulumi.Output<string | undefined>;
   /** The organization the object lives in. */
   declare public readonly organizationId: pulumi.Output<string>;
   /** The `importId` the object was adopted with, if any. */

@@ -63,7 +63,7 @@ export class SmartContractInterface extends pulumi.dynamic.Resource {
   declare public readonly type: pulumi.Output<"ETHEREUM" | "SOLANA">;
   /** The label. */
   declare public readonly label: pulumi.Output<string>;
-  /** Free text. */
+  /** Free text; absent when empty. */
   declare public readonly notes: pulumi.Output<string | undefined>;
   /** The organization the object lives in. */
   declare public readonly organizationId: pulumi.Output<string>;

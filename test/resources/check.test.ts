@@ -1,5 +1,5 @@
 /**
- * `check` of every resource: valid inputs pass and are normalized, bad inputs fail naming the
+ * `check` of every resource: valid inputs pass and are kept as declared, bad inputs fail naming the
  * property, and values unknown during preview never fail.
  */
 import { describe, expect, it } from "vitest";
@@ -14,11 +14,14 @@ async function check(kind: string, news: Record<string, unknown>) {
   return handlers[kind]!.check({}, news);
 }
 
-describe("check: valid inputs pass and are normalized", () => {
+describe("check: valid inputs pass and are kept as declared", () => {
+  // Each case: the declared inputs, and outputs of the same object as the service reports it
+  // (defaults filled in, sets sorted, documents canonical). State keeps the inputs as declared:
+  // no default or canonical form is echoed into it, and diff still finds nothing to change.
   it.each([
     ["UserTag", { userTagName: "ops", userIds: ["u2", "u1", "u2"] }, { userTagName: "ops", userIds: ["u1", "u2"] }],
-    ["Policy", { policyName: "p", effect: "EFFECT_ALLOW" }, { policyName: "p", effect: "EFFECT_ALLOW", notes: "" }],
-    ["ApiKey", { userId: "u", apiKeyName: "k", expirationSeconds: 3600 }, { userId: "u", apiKeyName: "k", curveType: "API_KEY_CURVE_P256", expirationSeconds: "3600" }],
+    ["Policy", { policyName: "p", effect: "EFFECT_ALLOW" }, { policyName: "p", effect: "EFFECT_ALLOW" }],
+    ["ApiKey", { userId: "u", apiKeyName: "k", expirationSeconds: 3600 }, { userId: "u", apiKeyName: "k", curveType: "API_KEY_CURVE_P256", expirationSeconds: "3600", publicKey: P256_PUB, privateKey: "cd".repeat(32) }],
     [
       "Invitation",
       { receiverUserName: "A", receiverUserEmail: "a@example.com", accessType: "ACCESS_TYPE_WEB", senderUserId: "u" },
@@ -32,14 +35,15 @@ describe("check: valid inputs pass and are normalized", () => {
         smartContractInterface: '[{"inputs":[{"name":"to","type":"address"},{"name":"value","type":"uint256"}],"name":"transfer","type":"function"}]',
         type: "ETHEREUM",
         label: "l",
-        notes: "",
       },
     ],
     ["EarnWrapperState", { wrapperAddress: ETH, depositsDisabled: true }, { wrapperAddress: ETH, depositsDisabled: true }],
-  ])("%s", async (kind, news, expected) => {
+  ])("%s", async (kind, news, outputs) => {
     const result = await check(kind, { ...news, __provider: "code" });
     expect(result.failures).toEqual([]);
-    expect(result.inputs).toEqual(expected);
+    expect(result.inputs).toEqual({ ...news, __provider: "code" });
+    const diff = await handlers[kind]!.diff("id-1", { ...outputs, organizationId: "org-1" }, { ...result.inputs, organizationId: "org-1" });
+    expect(diff.changes, JSON.stringify(diff.diffs)).toBe(false);
   });
 });
 

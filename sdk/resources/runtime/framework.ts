@@ -1,7 +1,7 @@
 /**
  * @module resources/runtime/framework
  * The CRUD skeleton every resource shares, in the manner of a Terraform provider: `check`
- * normalizes and validates, `diff` compares the old outputs with the new inputs property by
+ * validates the normalized inputs and keeps them as declared, `diff` compares the old outputs with the new inputs property by
  * property (each property is either updatable in place or forces a replacement), `create`
  * and `update` end with a read, `read` returns an empty id for an object that is gone,
  * `delete` of an object that is gone succeeds, and `importId` adopts an existing object.
@@ -350,13 +350,15 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         const organizationId = typeof base.organizationId === "string" && !isUnknown(base.organizationId) ? base.organizationId : undefined;
         await verifySettings(currentSettings(), organizationId);
       }
+      // State keeps the inputs as declared: defaults and canonical forms are applied again by
+      // every diff, create and update, so storing them would only add bytes to each checkpoint.
       // The host turns the result into a protobuf Struct, which has no `undefined`.
-      return { inputs: compact(inputs as unknown as Record<string, unknown>), failures };
+      return { inputs: compact(news), failures };
     },
 
     async diff(id, olds, news) {
       const previous = olds as Partial<O>;
-      const next = news as unknown as I;
+      const next = spec.normalize(news);
       const replaces: string[] = [];
       const updates: string[] = [];
       for (const name of changedProperties(previous, next)) {

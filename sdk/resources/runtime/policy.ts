@@ -2,7 +2,7 @@
  * @module resources/runtime/policy
  * Policy: every property changes in place through `update_policy` (V2, whose fields carry a
  * `policy` prefix: fact sheet 3.2). An unset condition, consensus, notes or time is the empty
- * string on the service.
+ * string on the service, and absent from the outputs.
  */
 import { operations } from "../../wire/registry";
 import { firstSegment, schemaFailures } from "./check";
@@ -29,11 +29,11 @@ export interface PolicyOutputs extends BaseOutputs {
   policyId: string;
   policyName: string;
   effect: string;
-  condition: string;
-  consensus: string;
-  notes: string;
-  /** The policy's `time` field ("" when none). */
-  time: string;
+  condition?: string;
+  consensus?: string;
+  notes?: string;
+  /** The policy's `time` field (absent when none). */
+  time?: string;
 }
 
 interface LivePolicy {
@@ -94,10 +94,10 @@ export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = 
       policyId: { type: "string", description: "The policy's id." },
       policyName: { type: "string", description: "The policy's name." },
       effect: { type: "string", enum: ["EFFECT_ALLOW", "EFFECT_DENY"], description: "`EFFECT_ALLOW` or `EFFECT_DENY`." },
-      condition: { type: "string", description: "The condition as the service holds it (\"\" when none)." },
-      consensus: { type: "string", description: "The consensus expression as the service holds it (\"\" when none)." },
-      notes: { type: "string", description: "Free text." },
-      time: { type: "string", description: "The `time` field as the service holds it (\"\" when none)." },
+      condition: { type: "string", description: "The condition as the service holds it; absent when none.", optional: true },
+      consensus: { type: "string", description: "The consensus expression as the service holds it; absent when none.", optional: true },
+      notes: { type: "string", description: "Free text; absent when empty.", optional: true },
+      time: { type: "string", description: "The `time` field as the service holds it; absent when none.", optional: true },
     },
   },
   idProperty: "policyId",
@@ -140,10 +140,11 @@ export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = 
     policyId: live.policyId,
     policyName: live.policyName,
     effect: live.effect,
-    condition: live.condition ?? "",
-    consensus: live.consensus ?? "",
-    notes: live.notes ?? "",
-    time: live.time ?? "",
+    // The service's "" means none: leaving it out keeps state to what was set.
+    condition: live.condition || undefined,
+    consensus: live.consensus || undefined,
+    notes: live.notes || undefined,
+    time: live.time || undefined,
   }),
   createActivity: createActivity({
     operation: "createPolicy",

@@ -37,7 +37,7 @@ export interface SmartContractInterfaceOutputs extends BaseOutputs {
   smartContractInterface: string;
   type: string;
   label: string;
-  notes: string;
+  notes?: string;
 }
 
 interface LiveInterface {
@@ -143,7 +143,7 @@ export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceStat
       smartContractInterface: { type: "string", description: "The document as canonical JSON text." },
       type: { type: "string", enum: ["ETHEREUM", "SOLANA"], description: "`ETHEREUM` or `SOLANA`." },
       label: { type: "string", description: "The label." },
-      notes: { type: "string", description: "Free text.", optional: true },
+      notes: { type: "string", description: "Free text; absent when empty.", optional: true },
     },
   },
   idProperty: "smartContractInterfaceId",
@@ -200,7 +200,8 @@ export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceStat
     smartContractInterface: canonicalInterface(live.smartContractInterface) as string,
     type: shortType(live.type) as string,
     label: live.label,
-    notes: live.notes ?? "",
+    // The service's "" means none: leaving it out keeps state to what was set.
+    notes: live.notes || undefined,
   }),
   createActivity: createActivity({
     operation: "createSmartContractInterface",
