@@ -162,9 +162,9 @@ export function resourceClassFile(kind: string, description: ResourceDescription
     .filter((n) => !named.includes(n) && !inputs[n]?.required)
     .map((n) => `${n}: undefined`);
   const props = [`{ ${placeholders.join(", ")}, ...args${named.map((n) => `, ${n}: args.${n} ?? name`).join("")} }`];
-  let options = `dynamicResourceOptions(${JSON.stringify(kind)}, name, opts)`;
+  let options = "opts";
   if (description.retainedUnless) {
-    options = `dynamicResourceOptions(${JSON.stringify(kind)}, name, { retainOnDelete: args.${description.retainedUnless} !== true, ...opts })`;
+    options = `{ retainOnDelete: args.${description.retainedUnless} !== true, ...opts }`;
   }
   const secrets = secretOutputNames(description);
   if (secrets.length > 0) options = `pulumi.mergeOptions(${options}, { additionalSecretOutputs: ${JSON.stringify(secrets)} })`;
@@ -172,7 +172,7 @@ export function resourceClassFile(kind: string, description: ResourceDescription
   const expressions = description.expressionInputs ?? [];
   const imports = ['import * as pulumi from "@pulumi/pulumi";'];
   if (expressions.length > 0) imports.push('import { warnAboutPolicyExpressions } from "./policy-warnings";');
-  imports.push('import { dynamicResourceOptions, KeyformProvider } from "./provider";');
+  imports.push('import { KeyformResource } from "./provider";');
 
   const firstSentence = description.description.split(/(?<=\.)\s/)[0]!;
   const classDoc = [
@@ -194,19 +194,16 @@ export function resourceClassFile(kind: string, description: ResourceDescription
   // Nested interfaces come first (they are collected while the args and outputs are written).
   for (const block of interfaces.blocks) body.push(block, "");
   body.push(`/** The arguments of a {@link ${kind}}. */`, `export interface ${kind}Args {`, ...argsLines, "}", `/** The arguments of a {@link ${kind}} (the older name of {@link ${kind}Args}). */`, `export type ${kind}Inputs = ${kind}Args;`, "");
-  body.push(`const provider = new KeyformProvider(${JSON.stringify(kind)});`, "");
   body.push(...jsdoc(classDoc, ""));
-  body.push(`export class ${kind} extends pulumi.dynamic.Resource {`, ...outputLines, "");
+  body.push(`export class ${kind} extends KeyformResource {`, ...outputLines, "");
   body.push(
     ...jsdoc(`Declares a ${kind} named \`name\` (unique among the program's ${kind}s).`, "  "),
     `  constructor(name: string, args: ${kind}Args${argsOptional ? " = {}" : ""}, opts?: pulumi.CustomResourceOptions) {`,
     "    super(",
-    "      provider,",
+    `      ${JSON.stringify(kind)},`,
     "      name,",
     `      ${props[0]},`,
     `      ${options},`,
-    '      "keyform",',
-    `      ${JSON.stringify(kind)},`,
     "    );",
   );
   if (expressions.length > 0) {

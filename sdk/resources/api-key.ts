@@ -4,7 +4,7 @@
  * `ApiKey`: An API key of a user.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicResourceOptions, KeyformProvider } from "./provider";
+import { KeyformResource } from "./provider";
 
 /** The arguments of a {@link ApiKey}. */
 export interface ApiKeyArgs {
@@ -34,8 +34,6 @@ export interface ApiKeyArgs {
 /** The arguments of a {@link ApiKey} (the older name of {@link ApiKeyArgs}). */
 export type ApiKeyInputs = ApiKeyArgs;
 
-const provider = new KeyformProvider("ApiKey");
-
 /**
  * An API key of a user. Every input change replaces the key (the service has no update). Without `publicKey`,
  * keyform generates a key pair and returns the private key as a secret output.
@@ -47,7 +45,7 @@ const provider = new KeyformProvider("ApiKey");
  * const ci = new keyform.ApiKey("ci", { userId: bot.userId, apiKeyName: "ci" });
  * export const ciPrivateKey = ci.privateKey; // a secret
  */
-export class ApiKey extends pulumi.dynamic.Resource {
+export class ApiKey extends KeyformResource {
   /** The key's id. */
   declare public readonly apiKeyId: pulumi.Output<string>;
   /** The key's name. */
@@ -70,12 +68,10 @@ export class ApiKey extends pulumi.dynamic.Resource {
   /** Declares a ApiKey named `name` (unique among the program's ApiKeys). */
   constructor(name: string, args: ApiKeyArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      provider,
+      "ApiKey",
       name,
       { apiKeyId: undefined, publicKey: undefined, privateKey: undefined, curveType: undefined, expirationSeconds: undefined, organizationId: undefined, importId: undefined, ...args },
-      pulumi.mergeOptions(dynamicResourceOptions("ApiKey", name, opts), { additionalSecretOutputs: ["privateKey"] }),
-      "keyform",
-      "ApiKey",
+      pulumi.mergeOptions(opts, { additionalSecretOutputs: ["privateKey"] }),
     );
   }
 }

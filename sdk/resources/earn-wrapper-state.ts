@@ -4,7 +4,7 @@
  * `EarnWrapperState`: The deposit state of an existing Earn wrapper (`earn_set_wrapper_state`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicResourceOptions, KeyformProvider } from "./provider";
+import { KeyformResource } from "./provider";
 
 /** The arguments of a {@link EarnWrapperState}. */
 export interface EarnWrapperStateArgs {
@@ -22,8 +22,6 @@ export interface EarnWrapperStateArgs {
 /** The arguments of a {@link EarnWrapperState} (the older name of {@link EarnWrapperStateArgs}). */
 export type EarnWrapperStateInputs = EarnWrapperStateArgs;
 
-const provider = new KeyformProvider("EarnWrapperState");
-
 /**
  * The deposit state of an existing Earn wrapper (`earn_set_wrapper_state`). Its id is the wrapper address.
  * Creating it takes over the wrapper's flag; `depositsDisabled` changes in place. Deleting the resource
@@ -34,7 +32,7 @@ const provider = new KeyformProvider("EarnWrapperState");
  * @example
  * new keyform.EarnWrapperState("earn-wrapper", { wrapperAddress: "0x…", depositsDisabled: true });
  */
-export class EarnWrapperState extends pulumi.dynamic.Resource {
+export class EarnWrapperState extends KeyformResource {
   /** The wrapper's address. */
   declare public readonly wrapperAddress: pulumi.Output<string>;
   /** Whether deposits are blocked. */
@@ -45,12 +43,10 @@ export class EarnWrapperState extends pulumi.dynamic.Resource {
   /** Declares a EarnWrapperState named `name` (unique among the program's EarnWrapperStates). */
   constructor(name: string, args: EarnWrapperStateArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      provider,
+      "EarnWrapperState",
       name,
       { organizationId: undefined, ...args },
-      dynamicResourceOptions("EarnWrapperState", name, opts),
-      "keyform",
-      "EarnWrapperState",
+      opts,
     );
   }
 }

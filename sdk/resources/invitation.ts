@@ -4,7 +4,7 @@
  * `Invitation`: An invitation of a new user.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicResourceOptions, KeyformProvider } from "./provider";
+import { KeyformResource } from "./provider";
 
 /** The arguments of a {@link Invitation}. */
 export interface InvitationArgs {
@@ -34,8 +34,6 @@ export interface InvitationArgs {
 /** The arguments of a {@link Invitation} (the older name of {@link InvitationArgs}). */
 export type InvitationInputs = InvitationArgs;
 
-const provider = new KeyformProvider("Invitation");
-
 /**
  * An invitation of a new user. Every input change replaces it (the service has no update). A revoked
  * invitation counts as gone: refresh drops it and the next `up` invites again.
@@ -52,7 +50,7 @@ const provider = new KeyformProvider("Invitation");
  *   senderUserId: alice.userId,
  * });
  */
-export class Invitation extends pulumi.dynamic.Resource {
+export class Invitation extends KeyformResource {
   /** The invitation's id. */
   declare public readonly invitationId: pulumi.Output<string>;
   /** `INVITATION_STATUS_CREATED` or `INVITATION_STATUS_ACCEPTED`. */
@@ -75,12 +73,10 @@ export class Invitation extends pulumi.dynamic.Resource {
   /** Declares a Invitation named `name` (unique among the program's Invitations). */
   constructor(name: string, args: InvitationArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      provider,
+      "Invitation",
       name,
       { invitationId: undefined, status: undefined, receiverUserTags: undefined, organizationId: undefined, importId: undefined, ...args },
-      dynamicResourceOptions("Invitation", name, opts),
-      "keyform",
-      "Invitation",
+      opts,
     );
   }
 }

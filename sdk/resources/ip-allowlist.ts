@@ -4,7 +4,7 @@
  * `IpAllowlist`: An IP allowlist: the organization-level list (no `publicKey`) or one API key's own list.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicResourceOptions, KeyformProvider } from "./provider";
+import { KeyformResource } from "./provider";
 
 /** One element of `rules`. */
 export interface IpAllowlistRuleArgs {
@@ -48,8 +48,6 @@ export interface IpAllowlistArgs {
 /** The arguments of a {@link IpAllowlist} (the older name of {@link IpAllowlistArgs}). */
 export type IpAllowlistInputs = IpAllowlistArgs;
 
-const provider = new KeyformProvider("IpAllowlist");
-
 /**
  * An IP allowlist: the organization-level list (no `publicKey`) or one API key's own list. `set_ip_allowlist`
  * replaces the rules whole, so every property but `publicKey` changes in place; destroy removes the list
@@ -62,7 +60,7 @@ const provider = new KeyformProvider("IpAllowlist");
  * @example
  * new keyform.IpAllowlist("ci-ips", { publicKey: ciKey.publicKey, rules: [{ cidr: "10.20.0.0/16", label: "CI runners" }] });
  */
-export class IpAllowlist extends pulumi.dynamic.Resource {
+export class IpAllowlist extends KeyformResource {
   /** The list's id: the key's public key, or `organization`. */
   declare public readonly allowlistId: pulumi.Output<string>;
   /** The API key the list belongs to, for a per-key list. */
@@ -81,12 +79,10 @@ export class IpAllowlist extends pulumi.dynamic.Resource {
   /** Declares a IpAllowlist named `name` (unique among the program's IpAllowlists). */
   constructor(name: string, args: IpAllowlistArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      provider,
+      "IpAllowlist",
       name,
       { allowlistId: undefined, publicKey: undefined, enabled: undefined, onEvaluationError: undefined, organizationId: undefined, importId: undefined, ...args },
-      dynamicResourceOptions("IpAllowlist", name, opts),
-      "keyform",
-      "IpAllowlist",
+      opts,
     );
   }
 }

@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { warnAboutPolicyExpressions } from "./policy-warnings";
-import { dynamicResourceOptions, KeyformProvider } from "./provider";
+import { KeyformResource } from "./provider";
 
 /** The arguments of a {@link Policy}. */
 export interface PolicyArgs {
@@ -37,8 +37,6 @@ export interface PolicyArgs {
 /** The arguments of a {@link Policy} (the older name of {@link PolicyArgs}). */
 export type PolicyInputs = PolicyArgs;
 
-const provider = new KeyformProvider("Policy");
-
 /**
  * An allow or deny rule of the organization's policy engine. Every property changes in place
  * (`update_policy`).
@@ -52,7 +50,7 @@ const provider = new KeyformProvider("Policy");
  *   consensus: pulumi.interpolate`approvers.any(user, user.tags.contains('${ops.id}'))`,
  * });
  */
-export class Policy extends pulumi.dynamic.Resource {
+export class Policy extends KeyformResource {
   /** The policy's id. */
   declare public readonly policyId: pulumi.Output<string>;
   /** The policy's name. */
@@ -75,12 +73,10 @@ export class Policy extends pulumi.dynamic.Resource {
   /** Declares a Policy named `name` (unique among the program's Policys). */
   constructor(name: string, args: PolicyArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      provider,
+      "Policy",
       name,
       { policyId: undefined, condition: undefined, consensus: undefined, notes: undefined, time: undefined, organizationId: undefined, importId: undefined, ...args },
-      dynamicResourceOptions("Policy", name, opts),
-      "keyform",
-      "Policy",
+      opts,
     );
     warnAboutPolicyExpressions(`Policy ${JSON.stringify(name)}`, { effect: args.effect, condition: args.condition, consensus: args.consensus, time: args.time });
   }

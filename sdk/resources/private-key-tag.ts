@@ -4,7 +4,7 @@
  * `PrivateKeyTag`: A tag of private keys, with its members (`create_private_key_tag`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicResourceOptions, KeyformProvider } from "./provider";
+import { KeyformResource } from "./provider";
 
 /** The arguments of a {@link PrivateKeyTag}. */
 export interface PrivateKeyTagArgs {
@@ -28,8 +28,6 @@ export interface PrivateKeyTagArgs {
 /** The arguments of a {@link PrivateKeyTag} (the older name of {@link PrivateKeyTagArgs}). */
 export type PrivateKeyTagInputs = PrivateKeyTagArgs;
 
-const provider = new KeyformProvider("PrivateKeyTag");
-
 /**
  * A tag of private keys, with its members (`create_private_key_tag`). Rename and membership change in place
  * (`update_private_key_tag`); policies refer to keys by tag.
@@ -39,7 +37,7 @@ const provider = new KeyformProvider("PrivateKeyTag");
  * @example
  * new keyform.PrivateKeyTag("signers", { privateKeyIds: [signer.privateKeyId] });
  */
-export class PrivateKeyTag extends pulumi.dynamic.Resource {
+export class PrivateKeyTag extends KeyformResource {
   /** The tag's id. */
   declare public readonly privateKeyTagId: pulumi.Output<string>;
   /** The name as the service holds it. */
@@ -54,12 +52,10 @@ export class PrivateKeyTag extends pulumi.dynamic.Resource {
   /** Declares a PrivateKeyTag named `name` (unique among the program's PrivateKeyTags). */
   constructor(name: string, args: PrivateKeyTagArgs = {}, opts?: pulumi.CustomResourceOptions) {
     super(
-      provider,
+      "PrivateKeyTag",
       name,
       { privateKeyTagId: undefined, privateKeyIds: undefined, organizationId: undefined, importId: undefined, ...args, privateKeyTagName: args.privateKeyTagName ?? name },
-      dynamicResourceOptions("PrivateKeyTag", name, opts),
-      "keyform",
-      "PrivateKeyTag",
+      opts,
     );
   }
 }

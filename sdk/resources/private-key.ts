@@ -4,7 +4,7 @@
  * `PrivateKey`: A standalone private key (`create_private_keys`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicResourceOptions, KeyformProvider } from "./provider";
+import { KeyformResource } from "./provider";
 
 /** One element of `addresses`. */
 export interface PrivateKeyAddress {
@@ -44,8 +44,6 @@ export interface PrivateKeyArgs {
 /** The arguments of a {@link PrivateKey} (the older name of {@link PrivateKeyArgs}). */
 export type PrivateKeyInputs = PrivateKeyArgs;
 
-const provider = new KeyformProvider("PrivateKey");
-
 /**
  * A standalone private key (`create_private_keys`). The service cannot change a key, so every change but
  * `deleteWithoutExport` replaces it. Tags are managed by `PrivateKeyTag`. Key material is never deleted by
@@ -60,7 +58,7 @@ const provider = new KeyformProvider("PrivateKey");
  * @example
  * new keyform.PrivateKey("signer", { curve: "CURVE_SECP256K1", addressFormats: ["ADDRESS_FORMAT_ETHEREUM"] });
  */
-export class PrivateKey extends pulumi.dynamic.Resource {
+export class PrivateKey extends KeyformResource {
   /** The key's id. */
   declare public readonly privateKeyId: pulumi.Output<string>;
   /** The name as the service holds it. */
@@ -89,12 +87,10 @@ export class PrivateKey extends pulumi.dynamic.Resource {
   /** Declares a PrivateKey named `name` (unique among the program's PrivateKeys). */
   constructor(name: string, args: PrivateKeyArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      provider,
+      "PrivateKey",
       name,
       { privateKeyId: undefined, addressFormats: undefined, publicKey: undefined, addresses: undefined, exported: undefined, deleteWithoutExport: undefined, organizationId: undefined, importId: undefined, ...args, privateKeyName: args.privateKeyName ?? name },
-      dynamicResourceOptions("PrivateKey", name, { retainOnDelete: args.deleteWithoutExport !== true, ...opts }),
-      "keyform",
-      "PrivateKey",
+      { retainOnDelete: args.deleteWithoutExport !== true, ...opts },
     );
   }
 }

@@ -1,53 +1,49 @@
 /**
  * @module resources/provider
- * The provider object Pulumi serializes into every keyform resource's state (`__provider`),
- * and the resource options every keyform dynamic resource passes.
+ * The base class of keyform's dynamic resources and the provider code Pulumi stores in every
+ * keyform resource's state (`__provider`).
  *
- * The provider is deliberately tiny and holds nothing but the resource class name: each method
- * loads keyform's provider runtime at call time and delegates to it. So the state carries no
- * secrets and no copy of keyform's code, and the code that runs is the keyform installed
- * where the Pulumi program runs (a user's `node_modules/keyform`, or this package itself).
+ * The provider code is deliberately tiny and holds nothing but the resource class name: it
+ * loads keyform's provider runtime and hands the dynamic-provider host the runtime handler of
+ * that class. So the state carries no secrets and no copy of keyform's code, and the code that
+ * runs is the keyform installed where the Pulumi program runs (a user's
+ * `node_modules/keyform`, or this package itself).
  *
- * Size matters: the engine rewrites the whole state after every step, so every byte here is
- * written N times per resource in an `up` of N resources. The object is therefore a plain
- * object holding the class name and one function (under 1 KB serialized): no class, whose
- * constructor and prototype the serializer would copy too, and nothing from module scope.
- * Types are imported with `import type` only.
+ * Size matters: the engine rewrites the whole state after every step, and the host stores the
+ * code twice per resource (in the inputs and the outputs), so every byte here is written 2N
+ * times per resource in an `up` of N resources. The code is therefore written by hand (about
+ * 190 bytes) instead of being produced by `pulumi.dynamic.Resource`, whose closure serializer
+ * wraps even a one-line provider in about 750 bytes of scaffolding.
  */
-import type * as pulumi from "@pulumi/pulumi";
-import type * as dynamic from "@pulumi/pulumi/dynamic";
-
-
+import * as pulumi from "@pulumi/pulumi";
 
 /**
- * A dynamic provider that delegates every call to keyform's provider runtime for the
- * resource class `kind`. `new KeyformProvider(kind)` (and the per-class subclasses) return the
- * plain provider object itself, so what is serialized has no class around it. Its CRUD
- * methods exist once `configure` has run (the dynamic-provider host always runs it first).
+ * The `__provider` module text of resource class `kind`, as the dynamic-provider host loads it:
+ * `require-from-string`, then `exports.handler()` for the provider object, then its `configure`
+ * once per process before any other call.
+ *
+ * `keyform/provider-runtime` is found from the host's module paths (the project's
+ * `node_modules`), else as seen from the working directory (which finds this package when the
+ * program runs inside it). The object's prototype is the runtime handler of `kind`, where check,
+ * diff, create, read, update and delete come from. It uses only `handlerFor` and `configure`,
+ * the runtime's stable exports: states written by earlier versions load the same two.
  */
-export class KeyformProvider implements dynamic.ResourceProvider {
-  /** The resource class this provider serves, e.g. `UserTag`. */
-  declare readonly kind: string;
-  declare configure: (req: dynamic.ConfigureRequest) => Promise<void>;
-  declare check: (olds: any, news: any) => Promise<dynamic.CheckResult>;
-  declare diff: (id: string, olds: any, news: any) => Promise<dynamic.DiffResult>;
-  declare create: (inputs: any) => Promise<dynamic.CreateResult>;
-  declare read: (id: string, props?: any) => Promise<dynamic.ReadResult>;
-  declare update: (id: string, olds: any, news: any) => Promise<dynamic.UpdateResult>;
-  declare delete: (id: string, props: any) => Promise<void>;
+export function providerCode(kind: string): string {
+  return (
+    'exports.handler=()=>{let m="keyform/provider-runtime",r;' +
+    'try{r=require(m)}catch{r=require("module").createRequire(process.cwd()+"/")(m)}' +
+    `return{__proto__:r.handlerFor(${JSON.stringify(kind)}),configure:r.configure}}`
+  );
+}
 
-  constructor(kind: string) {
-    // Only `configure` travels: the host calls it first, once per process, on every provider
-    // it loads (before any other method). It loads keyform's runtime (from the project's
-    // node_modules, else as seen from the working directory, which finds this package when the
-    // program runs inside it), hands it the stack config, and makes the runtime handler of
-    // `kind` this object's prototype, which is where check, diff, create, read, update and
-    // delete then come from.
-    // Written compactly on purpose: this function's source text is what is stored, twice per
-    // resource (inputs and outputs), and the engine rewrites the whole state after every step.
-    // prettier-ignore
-    const self = { kind, configure: (q: dynamic.ConfigureRequest) => Promise.resolve("keyform/provider-runtime").then((m) => require(m)).catch(() => require("node:module").createRequire(`${process.cwd()}/`)("keyform/provider-runtime")).then((r) => { r.configure(q); Object.setPrototypeOf(self, r.handlerFor(kind)); }) };
-    return self as KeyformProvider;
+/**
+ * A keyform dynamic resource of class `kind`: type `pulumi-nodejs:dynamic/keyform:<kind>`, served
+ * by Pulumi's Node.js dynamic-provider host, exactly as `pulumi.dynamic.Resource` registers it
+ * (same type token, so the same URNs), with {@link providerCode} as its provider.
+ */
+export abstract class KeyformResource extends pulumi.CustomResource {
+  protected constructor(kind: string, name: string, props: pulumi.Inputs, opts: pulumi.CustomResourceOptions | undefined) {
+    super(`pulumi-nodejs:dynamic/keyform:${kind}`, name, { ...props, __provider: providerCode(kind) }, dynamicResourceOptions(kind, name, opts));
   }
 }
 

@@ -5,7 +5,7 @@
  * bypassing every policy, and how many of them must approve.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicResourceOptions, KeyformProvider } from "./provider";
+import { KeyformResource } from "./provider";
 
 /** The arguments of a {@link RootQuorum}. */
 export interface RootQuorumArgs {
@@ -29,8 +29,6 @@ export interface RootQuorumArgs {
 /** The arguments of a {@link RootQuorum} (the older name of {@link RootQuorumArgs}). */
 export type RootQuorumInputs = RootQuorumArgs;
 
-const provider = new KeyformProvider("RootQuorum");
-
 /**
  * The organization's root quorum (`update_root_quorum`): the users who can approve anything, bypassing every
  * policy, and how many of them must approve. A singleton: creating it adopts the organization's quorum and
@@ -43,7 +41,7 @@ const provider = new KeyformProvider("RootQuorum");
  * @example
  * new keyform.RootQuorum("root-quorum", { threshold: 1, userIds: [keyform.whoamiOutput().userId, alice.userId] });
  */
-export class RootQuorum extends pulumi.dynamic.Resource {
+export class RootQuorum extends KeyformResource {
   /** The quorum's id: the id of its organization. */
   declare public readonly rootQuorumId: pulumi.Output<string>;
   /** The threshold as the service holds it. */
@@ -58,12 +56,10 @@ export class RootQuorum extends pulumi.dynamic.Resource {
   /** Declares a RootQuorum named `name` (unique among the program's RootQuorums). */
   constructor(name: string, args: RootQuorumArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      provider,
+      "RootQuorum",
       name,
       { rootQuorumId: undefined, organizationId: undefined, importId: undefined, ...args },
-      dynamicResourceOptions("RootQuorum", name, opts),
-      "keyform",
-      "RootQuorum",
+      opts,
     );
   }
 }

@@ -6,7 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { warnAboutPolicyExpressions } from "./policy-warnings";
-import { dynamicResourceOptions, KeyformProvider } from "./provider";
+import { KeyformResource } from "./provider";
 
 /** The arguments of a {@link SessionProfile}. */
 export interface SessionProfileArgs {
@@ -34,8 +34,6 @@ export interface SessionProfileArgs {
 /** The arguments of a {@link SessionProfile} (the older name of {@link SessionProfileArgs}). */
 export type SessionProfileInputs = SessionProfileArgs;
 
-const provider = new KeyformProvider("SessionProfile");
-
 /**
  * A session profile (`create_session_profile`): the scope and lifetime of sessions created from it. The
  * service can neither change nor delete a profile, so every change replaces it (give the new one a new name:
@@ -47,7 +45,7 @@ const provider = new KeyformProvider("SessionProfile");
  * @example
  * new keyform.SessionProfile("read-only", { scope: "activity.action == 'READ'", expirationSeconds: "3600" });
  */
-export class SessionProfile extends pulumi.dynamic.Resource {
+export class SessionProfile extends KeyformResource {
   /** The profile's id. */
   declare public readonly sessionProfileId: pulumi.Output<string>;
   /** The name as the service holds it. */
@@ -66,12 +64,10 @@ export class SessionProfile extends pulumi.dynamic.Resource {
   /** Declares a SessionProfile named `name` (unique among the program's SessionProfiles). */
   constructor(name: string, args: SessionProfileArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      provider,
+      "SessionProfile",
       name,
       { sessionProfileId: undefined, expirationSeconds: undefined, notes: undefined, organizationId: undefined, importId: undefined, ...args, sessionProfileName: args.sessionProfileName ?? name },
-      dynamicResourceOptions("SessionProfile", name, opts),
-      "keyform",
-      "SessionProfile",
+      opts,
     );
     warnAboutPolicyExpressions(`SessionProfile ${JSON.stringify(name)}`, { scope: args.scope });
   }

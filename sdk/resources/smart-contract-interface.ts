@@ -5,7 +5,7 @@
  * calls to it.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicResourceOptions, KeyformProvider } from "./provider";
+import { KeyformResource } from "./provider";
 
 /** The arguments of a {@link SmartContractInterface}. */
 export interface SmartContractInterfaceArgs {
@@ -35,8 +35,6 @@ export interface SmartContractInterfaceArgs {
 /** The arguments of a {@link SmartContractInterface} (the older name of {@link SmartContractInterfaceArgs}). */
 export type SmartContractInterfaceInputs = SmartContractInterfaceArgs;
 
-const provider = new KeyformProvider("SmartContractInterface");
-
 /**
  * The ABI (Ethereum) or IDL (Solana) of a contract, which lets policies inspect calls to it. Every input
  * change replaces it (the service has no update); the document is compared as canonical JSON.
@@ -52,7 +50,7 @@ const provider = new KeyformProvider("SmartContractInterface");
  *   label: "USDC (ERC-20)",
  * });
  */
-export class SmartContractInterface extends pulumi.dynamic.Resource {
+export class SmartContractInterface extends KeyformResource {
   /** The interface's id. */
   declare public readonly smartContractInterfaceId: pulumi.Output<string>;
   /** The contract or program address. */
@@ -73,12 +71,10 @@ export class SmartContractInterface extends pulumi.dynamic.Resource {
   /** Declares a SmartContractInterface named `name` (unique among the program's SmartContractInterfaces). */
   constructor(name: string, args: SmartContractInterfaceArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      provider,
+      "SmartContractInterface",
       name,
       { smartContractInterfaceId: undefined, notes: undefined, organizationId: undefined, importId: undefined, ...args },
-      dynamicResourceOptions("SmartContractInterface", name, opts),
-      "keyform",
-      "SmartContractInterface",
+      opts,
     );
   }
 }

@@ -4,7 +4,7 @@
  * `UserTag`: A user tag of the organization, with its members.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicResourceOptions, KeyformProvider } from "./provider";
+import { KeyformResource } from "./provider";
 
 /** The arguments of a {@link UserTag}. */
 export interface UserTagArgs {
@@ -28,8 +28,6 @@ export interface UserTagArgs {
 /** The arguments of a {@link UserTag} (the older name of {@link UserTagArgs}). */
 export type UserTagInputs = UserTagArgs;
 
-const provider = new KeyformProvider("UserTag");
-
 /**
  * A user tag of the organization, with its members. Rename and membership change in place
  * (`update_user_tag`).
@@ -39,7 +37,7 @@ const provider = new KeyformProvider("UserTag");
  * @example
  * const ops = new keyform.UserTag("ops", { userTagName: "ops", userIds: [alice.userId, bob.userId] });
  */
-export class UserTag extends pulumi.dynamic.Resource {
+export class UserTag extends KeyformResource {
   /** The tag's id. */
   declare public readonly userTagId: pulumi.Output<string>;
   /** The tag's name as the service holds it. */
@@ -54,12 +52,10 @@ export class UserTag extends pulumi.dynamic.Resource {
   /** Declares a UserTag named `name` (unique among the program's UserTags). */
   constructor(name: string, args: UserTagArgs = {}, opts?: pulumi.CustomResourceOptions) {
     super(
-      provider,
+      "UserTag",
       name,
       { userTagId: undefined, userIds: undefined, organizationId: undefined, importId: undefined, ...args, userTagName: args.userTagName ?? name },
-      dynamicResourceOptions("UserTag", name, opts),
-      "keyform",
-      "UserTag",
+      opts,
     );
   }
 }

@@ -4,7 +4,7 @@
  * `User`: A user of the organization (`create_users`, `update_user`, `delete_users`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicResourceOptions, KeyformProvider } from "./provider";
+import { KeyformResource } from "./provider";
 
 /** An API key of the user. */
 export interface UserApiKeyArgs {
@@ -101,8 +101,6 @@ export interface UserArgs {
 /** The arguments of a {@link User} (the older name of {@link UserArgs}). */
 export type UserInputs = UserArgs;
 
-const provider = new KeyformProvider("User");
-
 /**
  * A user of the organization (`create_users`, `update_user`, `delete_users`). Name, e-mail and phone number
  * change in place. Tags are managed by `UserTag`, never here. When `apiKeys` or `oauthProviders` are declared
@@ -115,7 +113,7 @@ const provider = new KeyformProvider("User");
  * @example
  * const alice = new keyform.User("alice", { userEmail: "alice@example.com" });
  */
-export class User extends pulumi.dynamic.Resource {
+export class User extends KeyformResource {
   /** The user's id. */
   declare public readonly userId: pulumi.Output<string>;
   /** The user's name as the service holds it. */
@@ -136,12 +134,10 @@ export class User extends pulumi.dynamic.Resource {
   /** Declares a User named `name` (unique among the program's Users). */
   constructor(name: string, args: UserArgs = {}, opts?: pulumi.CustomResourceOptions) {
     super(
-      provider,
+      "User",
       name,
       { userId: undefined, userEmail: undefined, userPhoneNumber: undefined, apiKeys: undefined, oauthProviders: undefined, organizationId: undefined, importId: undefined, ...args, userName: args.userName ?? name },
-      dynamicResourceOptions("User", name, opts),
-      "keyform",
-      "User",
+      opts,
     );
   }
 }

@@ -4,7 +4,7 @@
  * `Wallet`: An HD wallet and its accounts (`create_wallet`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicResourceOptions, KeyformProvider } from "./provider";
+import { KeyformResource } from "./provider";
 
 /** One element of `accounts`. */
 export interface WalletAccountArgs {
@@ -68,8 +68,6 @@ export interface WalletArgs {
 /** The arguments of a {@link Wallet} (the older name of {@link WalletArgs}). */
 export type WalletInputs = WalletArgs;
 
-const provider = new KeyformProvider("Wallet");
-
 /**
  * An HD wallet and its accounts (`create_wallet`). Renaming changes it in place (`update_wallet`); a change
  * of accounts or mnemonic length replaces it. Key material is never deleted by accident: without
@@ -86,7 +84,7 @@ const provider = new KeyformProvider("Wallet");
  *   accounts: [{ curve: "CURVE_SECP256K1", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }],
  * });
  */
-export class Wallet extends pulumi.dynamic.Resource {
+export class Wallet extends KeyformResource {
   /** The wallet's id. */
   declare public readonly walletId: pulumi.Output<string>;
   /** The name as the service holds it. */
@@ -113,12 +111,10 @@ export class Wallet extends pulumi.dynamic.Resource {
   /** Declares a Wallet named `name` (unique among the program's Wallets). */
   constructor(name: string, args: WalletArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      provider,
+      "Wallet",
       name,
       { walletId: undefined, addresses: undefined, mnemonicLength: undefined, exported: undefined, deleteWithoutExport: undefined, organizationId: undefined, importId: undefined, ...args, walletName: args.walletName ?? name },
-      dynamicResourceOptions("Wallet", name, { retainOnDelete: args.deleteWithoutExport !== true, ...opts }),
-      "keyform",
-      "Wallet",
+      { retainOnDelete: args.deleteWithoutExport !== true, ...opts },
     );
   }
 }

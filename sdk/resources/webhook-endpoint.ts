@@ -5,7 +5,7 @@
  * `url`.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicResourceOptions, KeyformProvider } from "./provider";
+import { KeyformResource } from "./provider";
 
 /** One element of `subscriptions`. */
 export interface WebhookEndpointSubscriptionArgs {
@@ -59,8 +59,6 @@ export interface WebhookEndpointArgs {
 /** The arguments of a {@link WebhookEndpoint} (the older name of {@link WebhookEndpointArgs}). */
 export type WebhookEndpointInputs = WebhookEndpointArgs;
 
-const provider = new KeyformProvider("WebhookEndpoint");
-
 /**
  * A webhook endpoint of the organization: events of its subscriptions are delivered to `url`. `url`, `name`
  * and `isActive` change in place (`update_webhook_endpoint`); the service cannot change subscriptions, so a
@@ -71,7 +69,7 @@ const provider = new KeyformProvider("WebhookEndpoint");
  * @example
  * new keyform.WebhookEndpoint("activity-webhook", { url: "https://hooks.example.com/keyform", subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] });
  */
-export class WebhookEndpoint extends pulumi.dynamic.Resource {
+export class WebhookEndpoint extends KeyformResource {
   /** The endpoint's id. */
   declare public readonly endpointId: pulumi.Output<string>;
   /** The URL as the service holds it. */
@@ -90,12 +88,10 @@ export class WebhookEndpoint extends pulumi.dynamic.Resource {
   /** Declares a WebhookEndpoint named `name` (unique among the program's WebhookEndpoints). */
   constructor(name: string, args: WebhookEndpointArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      provider,
+      "WebhookEndpoint",
       name,
       { endpointId: undefined, isActive: undefined, organizationId: undefined, importId: undefined, ...args, name: args.name ?? name },
-      dynamicResourceOptions("WebhookEndpoint", name, opts),
-      "keyform",
-      "WebhookEndpoint",
+      opts,
     );
   }
 }

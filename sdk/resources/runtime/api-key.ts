@@ -330,5 +330,5 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
   },
 };
 
-/** The runtime handler the serialized ApiKey provider delegates to. */
+/** The runtime handler the ApiKey provider code in state delegates to. */
 export const apiKeyHandler = makeHandler(apiKeySpec);

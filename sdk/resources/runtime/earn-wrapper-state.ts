@@ -124,5 +124,5 @@ export const earnWrapperStateSpec: ResourceSpec<EarnWrapperStateInputs, EarnWrap
   },
 };
 
-/** The runtime handler the serialized EarnWrapperState provider delegates to. */
+/** The runtime handler the EarnWrapperState provider code in state delegates to. */
 export const earnWrapperStateHandler = makeHandler(earnWrapperStateSpec);

@@ -161,7 +161,7 @@ export type HandlerDiffResult = dynamic.DiffResult & {
   diffs: string[];
 };
 
-/** The object the serialized provider (and the provider plugin) delegates to, one per resource class. */
+/** The object the provider code in state (and the provider plugin) delegates to, one per resource class. */
 export interface Handler {
   /** The spec the handler was built from: the source of the plugin's schema. */
   readonly spec: AnyResourceSpec;

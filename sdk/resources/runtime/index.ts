@@ -1,12 +1,12 @@
 /**
  * @module resources/runtime
- * The code the serialized providers load at call time (`require("keyform/provider-runtime")`).
- * Keeping the logic here, and not in the provider object Pulumi stores in state, keeps state
- * small and free of secrets, and lets a keyform upgrade fix refresh and delete of resources
- * created by an older version.
+ * What the provider code stored with each resource loads at call time
+ * (`require("keyform/provider-runtime")`). Keeping the logic here, and not in the code Pulumi
+ * stores in state, keeps state small and free of secrets, and lets a keyform upgrade fix refresh
+ * and delete of resources created by an older version.
  *
- * The exports below are what serialized providers call: keep their names and signatures
- * stable across releases.
+ * `handlerFor` and `configure` are what every version of that stored code calls: keep their
+ * names and signatures stable across releases.
  */
 import { apiKeyHandler } from "./api-key";
 import { earnWrapperStateHandler } from "./earn-wrapper-state";
@@ -24,7 +24,7 @@ import { userTagHandler } from "./user-tag";
 import { walletHandler } from "./wallet";
 import { webhookEndpointHandler } from "./webhook-endpoint";
 
-/** Version of the delegation protocol between serialized providers and this module. */
+/** Version of the delegation protocol between the provider code in state and this module. */
 export const RUNTIME_PROTOCOL = 1;
 
 /** The handler of each resource class, by class name. */

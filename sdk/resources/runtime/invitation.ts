@@ -204,5 +204,5 @@ export const invitationSpec: ResourceSpec<InvitationState, InvitationOutputs, Li
   },
 };
 
-/** The runtime handler the serialized Invitation provider delegates to. */
+/** The runtime handler the Invitation provider code in state delegates to. */
 export const invitationHandler = makeHandler(invitationSpec);

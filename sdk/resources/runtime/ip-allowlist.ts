@@ -166,5 +166,5 @@ export const ipAllowlistSpec: ResourceSpec<IpAllowlistState, IpAllowlistOutputs,
   },
 };
 
-/** The runtime handler the serialized IpAllowlist provider delegates to. */
+/** The runtime handler the IpAllowlist provider code in state delegates to. */
 export const ipAllowlistHandler = makeHandler(ipAllowlistSpec);

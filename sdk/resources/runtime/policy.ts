@@ -182,5 +182,5 @@ export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = 
   },
 };
 
-/** The runtime handler the serialized Policy provider delegates to. */
+/** The runtime handler the Policy provider code in state delegates to. */
 export const policyHandler = makeHandler(policySpec);

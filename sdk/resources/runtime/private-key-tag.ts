@@ -118,5 +118,5 @@ export const privateKeyTagSpec: ResourceSpec<PrivateKeyTagState, PrivateKeyTagOu
   },
 };
 
-/** The runtime handler the serialized PrivateKeyTag provider delegates to. */
+/** The runtime handler the PrivateKeyTag provider code in state delegates to. */
 export const privateKeyTagHandler = makeHandler(privateKeyTagSpec);

@@ -148,5 +148,5 @@ export const privateKeySpec: ResourceSpec<PrivateKeyState, PrivateKeyOutputs, Pr
   },
 };
 
-/** The runtime handler the serialized PrivateKey provider delegates to. */
+/** The runtime handler the PrivateKey provider code in state delegates to. */
 export const privateKeyHandler = makeHandler(privateKeySpec);

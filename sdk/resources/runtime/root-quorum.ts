@@ -124,5 +124,5 @@ export const rootQuorumSpec: ResourceSpec<RootQuorumState, RootQuorumOutputs, Li
   },
 };
 
-/** The runtime handler the serialized RootQuorum provider delegates to. */
+/** The runtime handler the RootQuorum provider code in state delegates to. */
 export const rootQuorumHandler = makeHandler(rootQuorumSpec);

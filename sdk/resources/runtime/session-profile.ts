@@ -130,5 +130,5 @@ export const sessionProfileSpec: ResourceSpec<SessionProfileState, SessionProfil
   },
 };
 
-/** The runtime handler the serialized SessionProfile provider delegates to. */
+/** The runtime handler the SessionProfile provider code in state delegates to. */
 export const sessionProfileHandler = makeHandler(sessionProfileSpec);

@@ -227,5 +227,5 @@ export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceStat
   },
 };
 
-/** The runtime handler the serialized SmartContractInterface provider delegates to. */
+/** The runtime handler the SmartContractInterface provider code in state delegates to. */
 export const smartContractInterfaceHandler = makeHandler(smartContractInterfaceSpec);

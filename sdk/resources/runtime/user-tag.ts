@@ -125,5 +125,5 @@ export const userTagSpec: ResourceSpec<UserTagState, UserTagOutputs, LiveTag> = 
   },
 };
 
-/** The runtime handler the serialized UserTag provider delegates to. */
+/** The runtime handler the UserTag provider code in state delegates to. */
 export const userTagHandler = makeHandler(userTagSpec);

@@ -301,5 +301,5 @@ export const userSpec: ResourceSpec<UserState, UserOutputs, User> = {
   },
 };
 
-/** The runtime handler the serialized User provider delegates to. */
+/** The runtime handler the User provider code in state delegates to. */
 export const userHandler = makeHandler(userSpec);

@@ -206,5 +206,5 @@ export const walletSpec: ResourceSpec<WalletState, WalletOutputs, LiveWallet> = 
   },
 };
 
-/** The runtime handler the serialized Wallet provider delegates to. */
+/** The runtime handler the Wallet provider code in state delegates to. */
 export const walletHandler = makeHandler(walletSpec);

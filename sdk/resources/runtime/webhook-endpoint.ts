@@ -167,5 +167,5 @@ export const webhookEndpointSpec: ResourceSpec<WebhookEndpointState, WebhookEndp
   },
 };
 
-/** The runtime handler the serialized WebhookEndpoint provider delegates to. */
+/** The runtime handler the WebhookEndpoint provider code in state delegates to. */
 export const webhookEndpointHandler = makeHandler(webhookEndpointSpec);
