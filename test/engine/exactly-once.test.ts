@@ -8,7 +8,7 @@
  * - 100 mixed resources through a proxy that fails 30% of requests (429, 503, reset before
  *   forwarding, reset after the service acted): `up` until it exits 0, at most 3 runs.
  * - The same with only invitations (no unique name: the activity history is what recognises them).
- * - `kill -9` of `pulumi` (its process group) after about 40 creates, `pulumi cancel`, `up`.
+ * - `kill -9` of `pulumi` (its process group and its plugins') after about 40 creates, `pulumi cancel`, `up`.
  * - `kill -9` of the emulator mid-`up`, restarted on the same data directory, `up`.
  *
  * Figures (runs needed, faults injected) are printed for the report.
@@ -21,6 +21,7 @@ import type { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
+import { outputOf } from "../support/child-process";
 import { census, declarations, KINDS, tally, type Declaration, type Kind } from "../support/declarations";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process";
 import { createWorkDirStack, pulumiBinDir, type TestStack } from "../support/engine";
@@ -189,6 +190,20 @@ describe.each([
   });
 });
 
+/** The process groups of `pid`'s children that are not its own (the engine's plugins). */
+async function childGroupsOf(pid: number): Promise<number[]> {
+  const rows = (await outputOf("ps", ["-eo", "pid=,ppid=,pgid="])).trim().split("\n").map((line) => line.trim().split(/\s+/).map(Number));
+  return [...new Set(rows.filter(([, ppid, pgid]) => ppid === pid && pgid !== pid).map(([, , pgid]) => pgid!))];
+}
+
+function killGroup(group: number): void {
+  try {
+    process.kill(-group, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}
+
 describe("killed runs", () => {
   it("kill -9 of pulumi after ~40 creates, pulumi cancel, up: converges with nothing done by hand", { timeout: TIMEOUT }, async () => {
     const declared = declarations("kill", 100, KINDS, emu.bootstrap.userId);
@@ -198,8 +213,9 @@ describe("killed runs", () => {
       proxy.resetCounts();
       const env = { ...process.env, ...(stack.workspace as LocalWorkspace).envVars } as Record<string, string>;
       const pulumi = path.join(pulumiBinDir(), "pulumi");
-      // Its own process group, like a CI job: the kill takes the CLI, the language host and the
-      // provider processes at once.
+      // Its own process group, like a CI job. The engine starts each plugin (the dynamic
+      // provider host among them) in a group of its own, so the kill takes those groups too,
+      // as a cancelled CI job's kill of its whole process tree would.
       const child = spawn(pulumi, ["up", "--yes", "--skip-preview", "--non-interactive", "--stack", stack.name], {
         cwd: FIXTURE,
         env,
@@ -210,7 +226,9 @@ describe("killed runs", () => {
       const creates = () => Object.entries(proxy.counts.byPath).filter(([p]) => p.includes("/submit/create_")).reduce((n, [, c]) => n + c, 0);
       const deadline = Date.now() + 300_000;
       while (creates() < 40 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      const pluginGroups = await childGroupsOf(child.pid!);
       process.kill(-child.pid!, "SIGKILL");
+      for (const group of pluginGroups) killGroup(group);
       await exited;
       const before = tally(declared, await census(direct()));
       console.log(`[exactly-once] killed pulumi after ${creates()} create submits; ${before.ids.size} objects existed`);
