@@ -4,17 +4,14 @@
  * `pulumi plugin install`, nothing on PATH, automatic plugin acquisition off. And
  * `pulumi package add` of the plugin writes that section and generates the package's SDK.
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkDirStack, pulumiBinDir, repoRoot } from "../support/engine";
+import { outputOf, runChild } from "../support/child-process";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { settingsConfig } from "./plugin-support";
-
-const run = promisify(execFile);
 
 let emu: TestEmulator;
 let project: string;
@@ -50,6 +47,18 @@ function pathWithoutPlugin(): string {
   return [pulumiBinDir(), ...(process.env.PATH ?? "").split(path.delimiter).filter((dir) => path.resolve(dir) !== bin)].join(path.delimiter);
 }
 
+/** `pulumi up` of the project in `workDir` creates its user tag, named `tagName`. */
+async function expectUpCreatesTag(workDir: string, tagName: string, envVars: Record<string, string>): Promise<void> {
+  const { stack, cleanup } = await createWorkDirStack({ workDir, config: settingsConfig(emu), envVars });
+  try {
+    const up = await stack.up();
+    const { userTags } = await emu.client.listUserTags({});
+    expect(userTags.find((t) => t.tagId === up.outputs.userTagId!.value)?.tagName).toBe(tagName);
+  } finally {
+    await cleanup();
+  }
+}
+
 beforeAll(async () => {
   emu = await startTestEmulator();
   project = yamlProject("ops-from-packages", ["packages:", "  keyform: ./node_modules/keyform/bin"]);
@@ -75,14 +84,7 @@ describe("the plugin from the packages section of Pulumi.yaml", () => {
       fs.writeFileSync(pulumiYaml, declared);
     }
 
-    const { stack, cleanup } = await createWorkDirStack({ workDir: project, config: settingsConfig(emu), envVars: { PATH } });
-    try {
-      const up = await stack.up();
-      const { userTags } = await emu.client.listUserTags({});
-      expect(userTags.find((t) => t.tagId === up.outputs.userTagId!.value)?.tagName).toBe("ops-from-packages");
-    } finally {
-      await cleanup();
-    }
+    await expectUpCreatesTag(project, "ops-from-packages", { PATH });
   });
 
   it("pulumi package add of the plugin writes the packages section and generates the SDK", { timeout: 600_000 }, async () => {
@@ -98,8 +100,9 @@ describe("the plugin from the packages section of Pulumi.yaml", () => {
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     };
     // The YAML language host must implement Link, or this stops at "unknown method Link".
-    const { stdout, stderr } = await run("pulumi", ["package", "add", "./node_modules/keyform/bin/pulumi-resource-keyform"], { cwd: dir, env });
-    expect(stdout + stderr).toContain("Added package keyform");
+    const added = await runChild("pulumi", ["package", "add", "./node_modules/keyform/bin/pulumi-resource-keyform"], { cwd: dir, env });
+    expect(added.status, added.stderr).toBe(0);
+    expect(added.stdout + added.stderr).toContain("Added package keyform");
     const declared = fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8");
     expect(declared).toMatch(/^packages:\n  keyform: \S+/m);
     // The generated SDK lists every resource of the schema (one is enough to prove it read it).
@@ -110,15 +113,8 @@ describe("the plugin from the packages section of Pulumi.yaml", () => {
     // the installed plugin of that version: the one command of the README installs it.
     const version = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")).version as string;
     expect(declared).toContain(`keyform: keyform@${version}`);
-    await run("pulumi", ["plugin", "install", "resource", "keyform", version, "--file", "./node_modules/keyform/bin/pulumi-resource-keyform"], { cwd: dir, env });
+    await outputOf("pulumi", ["plugin", "install", "resource", "keyform", version, "--file", "./node_modules/keyform/bin/pulumi-resource-keyform"], { cwd: dir, env });
 
-    const { stack, cleanup } = await createWorkDirStack({ workDir: dir, config: settingsConfig(emu), envVars: { PATH: env.PATH, PULUMI_HOME: home } });
-    try {
-      const up = await stack.up();
-      const { userTags } = await emu.client.listUserTags({});
-      expect(userTags.find((t) => t.tagId === up.outputs.userTagId!.value)?.tagName).toBe("ops-from-package-add");
-    } finally {
-      await cleanup();
-    }
+    await expectUpCreatesTag(dir, "ops-from-package-add", { PATH: env.PATH, PULUMI_HOME: home });
   });
 });

@@ -1,10 +1,11 @@
 /**
  * @module resources/runtime/framework
  * The CRUD skeleton every resource shares, in the manner of a Terraform provider: `check`
- * validates the normalized inputs and keeps them as declared, `diff` compares the old outputs with the new inputs property by
- * property (each property is either updatable in place or forces a replacement), `create`
- * and `update` end with a read, `read` returns an empty id for an object that is gone,
- * `delete` of an object that is gone succeeds, and `importId` adopts an existing object.
+ * validates the normalized inputs and keeps them as declared, `diff` compares the old outputs
+ * with the new inputs property by property (each property is either updatable in place or
+ * forces a replacement), `create` and `update` end with a read, `read` returns an empty id for
+ * an object that is gone, `delete` of an object that is gone succeeds, and `importId` adopts
+ * an existing object.
  * A create recognises the work of an earlier run that is not in state (a run killed mid-`up`,
  * a lost response, a consensus approval since) and adopts it instead of submitting again: by
  * the service's 409 on a unique name ({@link ResourceSpec.findExisting}), or by the activity
