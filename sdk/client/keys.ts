@@ -9,6 +9,7 @@
  * - ED25519: private key = the 32-byte seed (RFC 8032); public key = the 32-byte encoded
  *   point (64 hex characters).
  */
+import { createECDH } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519";
 import { p256 } from "@noble/curves/p256";
 import { secp256k1 } from "@noble/curves/secp256k1";
@@ -117,13 +118,25 @@ export function parsePrivateKey(privateKeyHex: unknown, curve: ApiKeyCurve, fiel
 
 /** Public key bytes for already-validated private key bytes. */
 export function publicKeyBytes(privateKey: Uint8Array, curve: ApiKeyCurve): Uint8Array {
-  switch (curve) {
-    case "API_KEY_CURVE_P256":
-      return p256.getPublicKey(privateKey, true);
-    case "API_KEY_CURVE_SECP256K1":
-      return secp256k1.getPublicKey(privateKey, true);
-    case "API_KEY_CURVE_ED25519":
-      return ed25519.getPublicKey(privateKey);
+  return curve === "API_KEY_CURVE_ED25519" ? ed25519.getPublicKey(privateKey) : ecdsaPublicKey(privateKey, curve, true);
+}
+
+/** OpenSSL's names of the ECDSA API key curves. */
+const OPENSSL_CURVE = { API_KEY_CURVE_P256: "prime256v1", API_KEY_CURVE_SECP256K1: "secp256k1" } as const;
+
+/**
+ * The SEC1 public point (compressed: 33 bytes; else 65) of an already-validated ECDSA private
+ * key. Computed by `node:crypto` when this Node.js build has the curve: the pure-JS curves build
+ * their precomputed tables on first use, about 120 ms that every provider process would pay
+ * before its first request. Falls back to the pure-JS curve otherwise.
+ */
+export function ecdsaPublicKey(privateKey: Uint8Array, curve: Exclude<ApiKeyCurve, "API_KEY_CURVE_ED25519">, compressed: boolean): Uint8Array {
+  try {
+    const ecdh = createECDH(OPENSSL_CURVE[curve]);
+    ecdh.setPrivateKey(privateKey);
+    return new Uint8Array(ecdh.getPublicKey(null, compressed ? "compressed" : "uncompressed"));
+  } catch {
+    return (curve === "API_KEY_CURVE_P256" ? p256 : secp256k1).getPublicKey(privateKey, compressed);
   }
 }
 

@@ -15,6 +15,7 @@ import { ed25519 } from "@noble/curves/ed25519";
 import { p256 } from "@noble/curves/p256";
 import { secp256k1 } from "@noble/curves/secp256k1";
 import type { ApiKeyCurve } from "../wire/enums";
+import { ecdsaPublicKey } from "./keys";
 
 /** Signs a message (the exact body bytes) and returns the signature hex. */
 export type MessageSigner = (message: Uint8Array) => string;
@@ -35,7 +36,7 @@ export function nodeSigner(privateKey: Uint8Array, curve: ApiKeyCurve): MessageS
       return (message) => sign(null, message, key).toString("hex");
     }
     const { crv, curve: impl } = ECDSA[curve];
-    const point = impl.getPublicKey(privateKey, false);
+    const point = ecdsaPublicKey(privateKey, curve, false);
     const key: KeyObject = createPrivateKey({
       key: { kty: "EC", crv, d: b64url(privateKey), x: b64url(point.subarray(1, 33)), y: b64url(point.subarray(33, 65)) },
       format: "jwk",

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import {
   credentialTypeForCurve,
   curveForScheme,
+  ecdsaPublicKey,
   generateApiKeyPair,
   publicKeyFromPrivateKey,
   schemeForCurve,
@@ -70,6 +71,26 @@ describe("publicKeyFromPrivateKey", () => {
     }
     // secp256k1's order differs from P-256's: n(secp256k1) itself is out of range there.
     expect(() => publicKeyFromPrivateKey(secp256k1.CURVE.n.toString(16), "API_KEY_CURVE_SECP256K1")).toThrow(/secp256k1/);
+  });
+});
+
+describe("ecdsaPublicKey", () => {
+  const scalarBytes = (value: bigint) => hexToBytes(value.toString(16).padStart(64, "0"));
+
+  it("derives the same points as the pure-JS curves, compressed and not, edge scalars included", () => {
+    for (const [curve, impl] of [
+      ["API_KEY_CURVE_P256", p256],
+      ["API_KEY_CURVE_SECP256K1", secp256k1],
+    ] as const) {
+      const n = impl.CURVE.n;
+      // 1 and n-1, a scalar whose first bytes are zero, and random ones.
+      const scalars = [1n, n - 1n, 0x1234n << 100n, ...Array.from({ length: 16 }, () => BigInt(`0x${Buffer.from(impl.utils.randomSecretKey()).toString("hex")}`))];
+      for (const scalar of scalars) {
+        const bytes = scalarBytes(scalar);
+        expect(Buffer.from(ecdsaPublicKey(bytes, curve, true)).toString("hex")).toBe(Buffer.from(impl.getPublicKey(bytes, true)).toString("hex"));
+        expect(Buffer.from(ecdsaPublicKey(bytes, curve, false)).toString("hex")).toBe(Buffer.from(impl.getPublicKey(bytes, false)).toString("hex"));
+      }
+    }
   });
 });
 
