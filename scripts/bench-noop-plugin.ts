@@ -5,13 +5,19 @@
  * encoding) whose resources do nothing: check returns the inputs, diff finds nothing, create
  * echoes the inputs as outputs. What the engine plus a Node plugin cost per resource; keyform's
  * plugin is measured against it.
+ *
+ * With `KFNOOP_OUTPUTS` naming a JSON file of {@link Recorded} by resource name, create returns
+ * the recorded id and outputs instead of the inputs: the state keyform's plugin wrote for the
+ * same resources, at the engine's cost alone (the NYout floor of `bench-plugin`).
  */
+import * as fs from "node:fs";
 import * as grpc from "@grpc/grpc-js";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { decode, encode, type PropertyMap } from "../sdk/plugin/values";
+import type { Recorded } from "./bench-replay";
 
 type Handler<Req, Res> = (req: Req) => Res;
 
@@ -20,6 +26,11 @@ function unary<Req, Res>(run: Handler<Req, Res>): grpc.handleUnaryCall<Req, Res>
 }
 
 let next = 0;
+
+const recorded: Record<string, Recorded> = process.env.KFNOOP_OUTPUTS ? JSON.parse(fs.readFileSync(process.env.KFNOOP_OUTPUTS, "utf8")) : {};
+
+/** The resource name: the last part of the URN. */
+const nameOf = (urn: string) => urn.slice(urn.lastIndexOf("::") + 2);
 
 const service = {
   getPluginInfo: unary<emptyproto.Empty, plugproto.PluginInfo>(() => {
@@ -58,8 +69,9 @@ const service = {
   create: unary<provproto.CreateRequest, provproto.CreateResponse>((req) => {
     const inputs = decode(req.getProperties());
     const resp = new provproto.CreateResponse();
-    resp.setId(`noop-${process.pid}-${next++}`);
-    resp.setProperties(encode(inputs.values as PropertyMap, inputs.secretKeys));
+    const replay = recorded[nameOf(req.getUrn())];
+    resp.setId(replay?.id ?? `noop-${process.pid}-${next++}`);
+    resp.setProperties(replay ? encode(replay.outputs, replay.secretKeys) : encode(inputs.values as PropertyMap, inputs.secretKeys));
     return resp;
   }),
   read: unary<provproto.ReadRequest, provproto.ReadResponse>((req) => {

@@ -8,15 +8,23 @@
  *   NY       the N resources' inputs on a no-op provider plugin on the same Node gRPC stack as
  *            keyform's plugin (`bench-noop-plugin.ts`)
  *   plugin   the N resources through pulumi-resource-keyform
- * The ways run interleaved (F1, dynamic, NY, plugin, then again) and each figure is the median
- * of the repetitions. Also printed: state bytes per resource after `up`, answer bytes per
- * resource (a counting pass-through proxy sits in front of the emulator), and the growth from
- * the first size to the others. The ratio runs switch pacing off (the emulator enforces no
- * limit there); a last run measures the default settings against the emulator with the
- * service's rate limit on, and counts the 429s it answered. Asserts nothing.
+ *   F1out    keyform's dynamic resource types and inputs, whose provider returns the ids and
+ *            outputs keyform's dynamic resources got in the same repetition (bench-replay.ts)
+ *   NYout    the no-op plugin again, returning for each resource the id and outputs keyform's
+ *            plugin returned in the same repetition
+ * The replay ways are the engine's cost of keyform's state (ids, the organization, the service's
+ * values) with no request: dynamic ÷ F1out and plugin ÷ NYout are the cost of keyform's own
+ * work; F1out ÷ F1 and NYout ÷ NY that of the state the public classes have.
+ * The ways run interleaved (F1, dynamic, F1out, NY, plugin, NYout, then again) and each figure
+ * is the median of the repetitions. Also printed: state bytes per resource after `up`, answer
+ * bytes per resource (a counting pass-through proxy sits in front of the emulator), and the
+ * growth from the first size to the others. The ratio runs switch pacing off (the emulator
+ * enforces no limit there); a last run measures the default settings against the emulator with
+ * the service's rate limit on, and counts the 429s it answered. Asserts nothing.
  *
  *   npm run bench:plugin                          # N = 200 and 500, 3 repetitions, paced run of 50
  *   npm run bench:plugin -- 50 100 --reps 1 --paced 20
+ *   npm run bench:plugin -- 500 --ways NY,plugin,NYout --paced 0   # the plugin path only
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -30,10 +38,11 @@ import type { OrganizationRateLimit } from "../sdk/emulator/rate-limit";
 import { repoRoot } from "../examples/shared/workspace";
 import { declarations, KINDS, type Declaration } from "../test/support/declarations";
 import { startFaultProxy, type FaultProxy } from "../test/support/fault-proxy";
+import { recordedOutputs, replayEnvironment, ReplayResource, type ExportedResource } from "./bench-replay";
 import { benchPulumiCommand, createBenchStack } from "./bench-stack";
 
-type Way = "F1" | "dynamic" | "NY" | "plugin";
-const WAYS: readonly Way[] = ["F1", "dynamic", "NY", "plugin"];
+type Way = "F1" | "dynamic" | "F1out" | "NY" | "plugin" | "NYout";
+const WAYS: readonly Way[] = ["F1", "dynamic", "F1out", "NY", "plugin", "NYout"];
 /** Each way's floor. */
 const FLOOR: Record<"dynamic" | "plugin", Way> = { dynamic: "F1", plugin: "NY" };
 
@@ -71,7 +80,8 @@ function program(way: Way, declared: readonly Declaration[]) {
     declared.forEach(({ kind, name, args }, i) => {
       if (way === "F1") new Noop(name, i);
       else if (way === "dynamic") new (keyform[kind] as new (name: string, args: object) => unknown)(name, args);
-      else if (way === "NY") new PluginResource("kfnoop:index:Noop", name, args);
+      else if (way === "F1out") new ReplayResource(kind, name, args);
+      else if (way === "NY" || way === "NYout") new PluginResource("kfnoop:index:Noop", name, args);
       else new PluginResource(`keyform:index:${kind}`, name, args);
     });
   };
@@ -93,9 +103,32 @@ interface Setup {
   pathVar: string;
 }
 
+const prefixOf = (way: Way, n: number, rep: number) => `${way.toLowerCase()}${rep}n${n}`;
+
+/** Where the outputs of one repetition are kept for the way that replays them. */
+const recordedOutputsFile = (setup: Setup, way: "F1out" | "NYout", n: number, rep: number) => path.join(setup.work, `${way}-${n}-${rep}.json`);
+
+/** The replaying way of each recorded way. */
+const REPLAYED_BY = { dynamic: "F1out", plugin: "NYout" } as const;
+
+/**
+ * Keeps the outputs of a dynamic or plugin `up` for the way that replays them: by resource name
+ * for NYout, by the declared object's key for F1out (see bench-replay).
+ */
+function record(setup: Setup, way: "dynamic" | "plugin", n: number, rep: number, resources: readonly ExportedResource[]): void {
+  const replay = REPLAYED_BY[way];
+  const typePrefix = way === "plugin" ? "keyform:" : "pulumi-nodejs:dynamic/keyform:";
+  const byName = recordedOutputs(resources, typePrefix, prefixOf(way, n, rep), prefixOf(replay, n, rep));
+  const replayed = declarations(prefixOf(replay, n, rep), n, KINDS, setup.emulator.bootstrap.userId);
+  const records = way === "plugin" ? byName : Object.fromEntries(replayed.map((d) => [d.key, byName[d.name]]).filter(([, r]) => r !== undefined));
+  fs.writeFileSync(recordedOutputsFile(setup, replay, n, rep), JSON.stringify(records));
+}
+
 async function runOnce(setup: Setup, way: Way, n: number, rep: number, env: Record<string, string>): Promise<Figures> {
   const { emulator, proxy } = setup;
-  const prefix = `${way.toLowerCase()}${rep}n${n}`;
+  const prefix = prefixOf(way, n, rep);
+  if (way === "NYout") env = { ...env, KFNOOP_OUTPUTS: recordedOutputsFile(setup, way, n, rep) };
+  if (way === "F1out") env = { ...env, ...replayEnvironment(recordedOutputsFile(setup, way, n, rep)) };
   const stack: Stack = await createBenchStack({
     work: setup.work,
     projectName: `bench-${prefix}`,
@@ -110,7 +143,9 @@ async function runOnce(setup: Setup, way: Way, n: number, rep: number, env: Reco
   await stack.up({ parallel: 16 });
   const up = (Date.now() - t0) / 1000;
   const answerBytes = proxy.counts.responseBytes / n;
-  const stateBytes = JSON.stringify((await stack.exportStack()).deployment).length / n;
+  const deployment = (await stack.exportStack()).deployment;
+  const stateBytes = JSON.stringify(deployment).length / n;
+  if (way === "dynamic" || way === "plugin") record(setup, way, n, rep, (deployment.resources ?? []) as ExportedResource[]);
   t0 = Date.now();
   await stack.destroy({ parallel: 16 });
   const destroy = (Date.now() - t0) / 1000;
@@ -144,36 +179,42 @@ async function withSetup<T>(maxRequestsPerSecond: number | undefined, run: (setu
   }
 }
 
-async function measure(n: number, reps: number): Promise<Record<Way, Figures>> {
+async function measure(n: number, reps: number, ways: readonly Way[]): Promise<Partial<Record<Way, Figures>>> {
   return withSetup(undefined, async (setup) => {
-    const runs: Record<Way, Figures[]> = { F1: [], dynamic: [], NY: [], plugin: [] };
+    const runs: Record<Way, Figures[]> = { F1: [], dynamic: [], F1out: [], NY: [], plugin: [], NYout: [] };
     for (let rep = 0; rep < reps; rep++) {
-      for (const way of WAYS) {
+      for (const way of ways) {
         // The emulator here has no rate limit: pacing would only measure the pace.
         const figures = await runOnce(setup, way, n, rep, { KEYFORM_MAX_REQUESTS_PER_SECOND: "0" });
         runs[way].push(figures);
         console.log(`N=${n} rep ${rep + 1} ${way.padEnd(7)} up ${figures.up.toFixed(1).padStart(6)} s   destroy ${figures.destroy.toFixed(1).padStart(6)} s`);
       }
     }
-    const result = {} as Record<Way, Figures>;
-    for (const way of WAYS) {
+    const result: Partial<Record<Way, Figures>> = {};
+    for (const way of ways) {
       const of = (key: keyof Figures) => median(runs[way].map((f) => f[key]));
       result[way] = { up: of("up"), destroy: of("destroy"), stateBytes: of("stateBytes"), answerBytes: of("answerBytes") };
     }
-    const ratio = (way: Way, floor: Way, op: "up" | "destroy") => (result[way][op] / result[floor][op]).toFixed(2);
+    const ratio = (way: Way, floor: Way, op: "up" | "destroy") => (result[way]![op] / result[floor]![op]).toFixed(2);
     console.log(`N=${n} medians of ${reps}:`);
-    for (const way of WAYS) {
-      const r = result[way];
+    for (const way of ways) {
+      const r = result[way]!;
       console.log(
         `  ${way.padEnd(7)} up ${r.up.toFixed(1).padStart(6)} s  destroy ${r.destroy.toFixed(1).padStart(6)} s  ` +
           `state ${(r.stateBytes / 1024).toFixed(2)} KB/resource  answers ${(r.answerBytes / 1024).toFixed(2)} KB/resource`,
       );
     }
-    for (const way of ["dynamic", "plugin"] as const) {
-      console.log(
-        `  ${way} / its floor ${FLOOR[way]}: up ${ratio(way, FLOOR[way], "up")}× destroy ${ratio(way, FLOOR[way], "destroy")}×` +
-          `   (/ F1: up ${ratio(way, "F1", "up")}× destroy ${ratio(way, "F1", "destroy")}×; / NY: up ${ratio(way, "NY", "up")}× destroy ${ratio(way, "NY", "destroy")}×)`,
-      );
+    for (const way of (["dynamic", "plugin"] as const).filter((w) => result[w] && result[FLOOR[w]])) {
+      const other = FLOOR[way] === "F1" ? "NY" : "F1";
+      const beside = result[other]
+        ? `   (/ ${other}: up ${ratio(way, other, "up")}× destroy ${ratio(way, other, "destroy")}×)`
+        : "";
+      console.log(`  ${way} / its floor ${FLOOR[way]}: up ${ratio(way, FLOOR[way], "up")}× destroy ${ratio(way, FLOOR[way], "destroy")}×${beside}`);
+    }
+    for (const [way, replay, floor] of [["dynamic", "F1out", "F1"], ["plugin", "NYout", "NY"]] as const) {
+      if (!result[way] || !result[replay]) continue;
+      const shape = result[floor] ? `; ${replay} / ${floor} (the engine's cost of keyform's state): up ${ratio(replay, floor, "up")}× destroy ${ratio(replay, floor, "destroy")}×` : "";
+      console.log(`  ${way} / ${replay} (keyform's own work, same state): up ${ratio(way, replay, "up")}× destroy ${ratio(way, replay, "destroy")}×${shape}`);
     }
     return result;
   });
@@ -197,31 +238,51 @@ async function paced(n: number): Promise<void> {
   });
 }
 
-function parseArgs(argv: string[]): { sizes: number[]; reps: number; paced: number } {
+function parseArgs(argv: string[]): { sizes: number[]; reps: number; paced: number; ways: Way[] } {
   let reps = 3;
+  let ways: Way[] = [...WAYS];
   let pacedSize = 50;
   const sizes: number[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--reps") reps = Number(argv[++i]);
     else if (arg === "--paced") pacedSize = Number(argv[++i]);
+    else if (arg === "--ways") ways = parseWays(argv[++i] ?? "");
     else sizes.push(Number(arg));
   }
   const valid = sizes.filter((n) => Number.isInteger(n) && n > 0);
-  return { sizes: valid.length > 0 ? valid : [200, 500], reps: Number.isInteger(reps) && reps > 0 ? reps : 3, paced: Number.isInteger(pacedSize) ? pacedSize : 50 };
+  return {
+    sizes: valid.length > 0 ? valid : [200, 500],
+    reps: Number.isInteger(reps) && reps > 0 ? reps : 3,
+    paced: Number.isInteger(pacedSize) ? pacedSize : 50,
+    ways,
+  };
+}
+
+/** `--ways NY,plugin`: the ways to run, in the interleaving order of WAYS. */
+function parseWays(list: string): Way[] {
+  const named = list.split(",").filter((w) => w !== "");
+  const unknown = named.filter((w) => !WAYS.includes(w as Way));
+  if (unknown.length > 0 || named.length === 0) throw new Error(`--ways: expected a comma-separated list of ${WAYS.join(", ")}; got "${list}"`);
+  for (const [recorded, replay] of Object.entries(REPLAYED_BY)) {
+    if (named.includes(replay) && !named.includes(recorded)) throw new Error(`--ways: ${replay} replays the outputs of ${recorded}, so it needs ${recorded} too`);
+  }
+  return WAYS.filter((w) => named.includes(w));
 }
 
 async function main(): Promise<void> {
-  const { sizes, reps, paced: pacedSize } = parseArgs(process.argv.slice(2));
-  const results = new Map<number, Record<Way, Figures>>();
-  for (const n of sizes) results.set(n, await measure(n, reps));
+  const { sizes, reps, paced: pacedSize, ways } = parseArgs(process.argv.slice(2));
+  const results = new Map<number, Partial<Record<Way, Figures>>>();
+  for (const n of sizes) results.set(n, await measure(n, reps, ways));
   const [first, ...rest] = sizes;
   for (const n of rest) {
     const base = results.get(first!)!;
     const now = results.get(n)!;
-    const growth = WAYS.map((way) => `${way} up ${(now[way].up / base[way].up).toFixed(2)}× destroy ${(now[way].destroy / base[way].destroy).toFixed(2)}×`);
+    const growth = ways.map((way) => `${way} up ${(now[way]!.up / base[way]!.up).toFixed(2)}× destroy ${(now[way]!.destroy / base[way]!.destroy).toFixed(2)}×`);
     console.log(`growth N=${first}→${n} (linear would be ${(n / first!).toFixed(2)}×): ${growth.join("; ")}`);
-    const bytes = (["dynamic", "plugin"] as const).map((way) => `${way} ${(base[way].answerBytes / 1024).toFixed(2)} → ${(now[way].answerBytes / 1024).toFixed(2)} KB`);
+    const bytes = (["dynamic", "plugin"] as const)
+      .filter((way) => ways.includes(way))
+      .map((way) => `${way} ${(base[way]!.answerBytes / 1024).toFixed(2)} → ${(now[way]!.answerBytes / 1024).toFixed(2)} KB`);
     console.log(`answer bytes per resource N=${first}→${n} (flat is linear growth): ${bytes.join("; ")}`);
   }
   if (pacedSize > 0) await paced(pacedSize);
