@@ -33,10 +33,9 @@ import * as pulumi from "@pulumi/pulumi";
 import type { Stack } from "@pulumi/pulumi/automation";
 import * as keyform from "../sdk";
 import { DEFAULT_MAX_REQUESTS_PER_SECOND } from "../sdk/resources/runtime/settings";
-import { startEmulator, type RunningEmulator } from "../sdk/emulator";
-import type { OrganizationRateLimit } from "../sdk/emulator/rate-limit";
 import { repoRoot } from "../examples/shared/workspace";
 import { declarations, KINDS, type Declaration } from "../test/support/declarations";
+import { startEmulatorProcess, type EmulatorProcess } from "../test/support/emulator-process";
 import { startFaultProxy, type FaultProxy } from "../test/support/fault-proxy";
 import { recordedOutputs, replayEnvironment, ReplayResource, type ExportedResource } from "./bench-replay";
 import { benchPulumiCommand, createBenchStack } from "./bench-stack";
@@ -98,7 +97,7 @@ function noopPluginDir(work: string): string {
 
 interface Setup {
   work: string;
-  emulator: RunningEmulator;
+  emulator: EmulatorProcess;
   proxy: FaultProxy;
   pathVar: string;
 }
@@ -158,23 +157,28 @@ const median = (values: number[]) => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-async function withSetup<T>(maxRequestsPerSecond: number | undefined, run: (setup: Setup, limit: () => OrganizationRateLimit | undefined) => Promise<T>): Promise<T> {
+/**
+ * Runs `run` against a fresh emulator (`keyform serve`, limited to `maxRequestsPerSecond` per
+ * organization when given) behind a counting proxy. The emulator is a process of its own, as
+ * the service is: in this process it would share an event loop with the inline Pulumi program,
+ * and each of its synchronous, fsync'd transactions would hold up the program's registrations,
+ * a cost only the ways that send requests would pay. It still shares the machine's cores.
+ */
+async function withSetup<T>(maxRequestsPerSecond: number | undefined, run: (setup: Setup) => Promise<T>): Promise<T> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-bench-plugin-"));
-  let limit: OrganizationRateLimit | undefined;
-  const emulator = await startEmulator({
-    port: 0,
-    dataDir: path.join(work, "emulator"),
-    logLevel: "silent",
-    ...(maxRequestsPerSecond !== undefined ? { maxRequestsPerSecond, onRateLimit: (l) => (limit = l) } : {}),
-  });
+  const emulator = await startEmulatorProcess(path.join(work, "emulator"), [
+    "--log-level",
+    "silent",
+    ...(maxRequestsPerSecond !== undefined ? ["--rate-limit", String(maxRequestsPerSecond)] : []),
+  ]);
   const proxy = await startFaultProxy({ upstream: emulator.url, rate: 0, seed: 1 });
   try {
     const pulumiCommand = await benchPulumiCommand();
     const pathVar = [path.dirname(pulumiCommand.command), path.join(repoRoot, "bin"), noopPluginDir(work), process.env.PATH ?? ""].join(path.delimiter);
-    return await run({ work, emulator, proxy, pathVar }, () => limit);
+    return await run({ work, emulator, proxy, pathVar });
   } finally {
     await proxy.close();
-    await emulator.close();
+    await emulator.kill();
     fs.rmSync(work, { recursive: true, force: true });
   }
 }
@@ -223,7 +227,7 @@ async function measure(n: number, reps: number, ways: readonly Way[]): Promise<P
 /** `up` and `destroy` of `n` plugin resources at the default settings against the emulator enforcing the service's limit. */
 async function paced(n: number): Promise<void> {
   const rate = DEFAULT_MAX_REQUESTS_PER_SECOND;
-  await withSetup(rate, async (setup, limit) => {
+  await withSetup(rate, async (setup) => {
     const env: Record<string, string> = {};
     // The default: whatever the caller's environment says is not what is measured here.
     delete process.env.KEYFORM_MAX_REQUESTS_PER_SECOND;
@@ -232,7 +236,7 @@ async function paced(n: number): Promise<void> {
     const requests = setup.proxy.counts.requests;
     console.log(
       `paced: N=${n} plugin resources at the default ${rate} requests/s, emulator limit ${rate}/s per organization: ` +
-        `up ${figures.up.toFixed(1)} s, destroy ${figures.destroy.toFixed(1)} s, 429 answered: ${limit()?.refused ?? 0}` +
+        `up ${figures.up.toFixed(1)} s, destroy ${figures.destroy.toFixed(1)} s, 429 answered: ${setup.proxy.counts.byStatus[429] ?? 0}` +
         ` (${requests} requests in all)`,
     );
   });

@@ -4,11 +4,20 @@
  * the middle of a run and start it again on the same data directory.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { readBootstrap } from "../../sdk/cli/env";
 import type { Bootstrap } from "../../sdk/emulator-contract";
-import { repoRoot } from "./engine";
 
+/**
+ * The package root: the nearest folder above this module with a package.json. Tests load this
+ * module from test/support, the benchmarks from its compiled copy in dist/test/support.
+ */
+function packageRoot(): string {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, "package.json")) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
 
 export interface EmulatorProcess {
   readonly url: string;
@@ -23,7 +32,7 @@ export interface EmulatorProcess {
  * @throws Error when it exits or prints no URL within 30 s.
  */
 export async function startEmulatorProcess(dataDir: string, options: readonly string[] = []): Promise<EmulatorProcess> {
-  const child: ChildProcess = spawn(process.execPath, [path.join(repoRoot, "dist", "sdk", "cli", "main.js"), "serve", "--port", "0", "--data", dataDir, ...options], {
+  const child: ChildProcess = spawn(process.execPath, [path.join(packageRoot(), "dist", "sdk", "cli", "main.js"), "serve", "--port", "0", "--data", dataDir, ...options], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

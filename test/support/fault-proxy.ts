@@ -34,6 +34,8 @@ export interface FaultCounts {
   byPath: Record<string, number>;
   /** Bytes of response bodies relayed to the client. */
   responseBytes: number;
+  /** Answers relayed from the upstream, by HTTP status (e.g. the 429s of a rate-limited emulator). */
+  byStatus: Record<number, number>;
 }
 
 export interface FaultProxyOptions {
@@ -73,7 +75,7 @@ export function seededRandom(seed: number): () => number {
 }
 
 function emptyCounts(): FaultCounts {
-  return { requests: 0, relayed: 0, faults: { "429": 0, "503": 0, resetBefore: 0, resetAfter: 0 }, byPath: {}, responseBytes: 0 };
+  return { requests: 0, relayed: 0, faults: { "429": 0, "503": 0, resetBefore: 0, resetAfter: 0 }, byPath: {}, responseBytes: 0, byStatus: {} };
 }
 
 /** Starts a proxy on a free loopback port. */
@@ -118,12 +120,14 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
               return;
             }
             const bytes = Buffer.concat(answer);
+            const status = upstreamRes.statusCode ?? 502;
             counts.relayed++;
             counts.responseBytes += bytes.length;
+            counts.byStatus[status] = (counts.byStatus[status] ?? 0) + 1;
             const out = { ...upstreamRes.headers };
             delete out["transfer-encoding"];
             out["content-length"] = String(bytes.length);
-            res.writeHead(upstreamRes.statusCode ?? 502, out);
+            res.writeHead(status, out);
             res.end(bytes);
           });
         },
