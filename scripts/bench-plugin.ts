@@ -37,7 +37,7 @@ import { repoRoot } from "../examples/shared/workspace";
 import { declarations, KINDS, type Declaration } from "../test/support/declarations";
 import { startEmulatorProcess, type EmulatorProcess } from "../test/support/emulator-process";
 import { startFaultProxy, type FaultProxy } from "../test/support/fault-proxy";
-import { recordedOutputs, replayEnvironment, ReplayResource, type ExportedResource } from "./bench-replay";
+import { recordedOutputs, replayEnvironment, ReplayResource, type ExportedResource, type Recorded } from "./bench-replay";
 import { benchPulumiCommand, createBenchStack } from "./bench-stack";
 
 type Way = "F1" | "dynamic" | "F1out" | "NY" | "plugin" | "NYout";
@@ -118,9 +118,13 @@ function record(setup: Setup, way: "dynamic" | "plugin", n: number, rep: number,
   const replay = REPLAYED_BY[way];
   const typePrefix = way === "plugin" ? "keyform:" : "pulumi-nodejs:dynamic/keyform:";
   const byName = recordedOutputs(resources, typePrefix, prefixOf(way, n, rep), prefixOf(replay, n, rep));
-  const replayed = declarations(prefixOf(replay, n, rep), n, KINDS, setup.emulator.bootstrap.userId);
-  const records = way === "plugin" ? byName : Object.fromEntries(replayed.map((d) => [d.key, byName[d.name]]).filter(([, r]) => r !== undefined));
+  const records = way === "plugin" ? byName : byDeclaredKey(byName, declarations(prefixOf(replay, n, rep), n, KINDS, setup.emulator.bootstrap.userId));
   fs.writeFileSync(recordedOutputsFile(setup, replay, n, rep), JSON.stringify(records));
+}
+
+/** Records by name turned into records by the key of the declared object of that name. */
+function byDeclaredKey(byName: Record<string, Recorded>, declared: readonly Declaration[]): Record<string, Recorded> {
+  return Object.fromEntries(declared.filter((d) => byName[d.name] !== undefined).map((d) => [d.key, byName[d.name]!]));
 }
 
 async function runOnce(setup: Setup, way: Way, n: number, rep: number, env: Record<string, string>): Promise<Figures> {
@@ -215,7 +219,9 @@ async function measure(n: number, reps: number, ways: readonly Way[]): Promise<P
         : "";
       console.log(`  ${way} / its floor ${FLOOR[way]}: up ${ratio(way, FLOOR[way], "up")}× destroy ${ratio(way, FLOOR[way], "destroy")}×${beside}`);
     }
-    for (const [way, replay, floor] of [["dynamic", "F1out", "F1"], ["plugin", "NYout", "NY"]] as const) {
+    for (const way of ["dynamic", "plugin"] as const) {
+      const replay = REPLAYED_BY[way];
+      const floor = FLOOR[way];
       if (!result[way] || !result[replay]) continue;
       const shape = result[floor] ? `; ${replay} / ${floor} (the engine's cost of keyform's state): up ${ratio(replay, floor, "up")}× destroy ${ratio(replay, floor, "destroy")}×` : "";
       console.log(`  ${way} / ${replay} (keyform's own work, same state): up ${ratio(way, replay, "up")}× destroy ${ratio(way, replay, "destroy")}×${shape}`);

@@ -13,6 +13,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { secretOutputs } from "../sdk/plugin/schema";
+import { isSecret } from "../sdk/plugin/values";
 import { providerCode } from "../sdk/resources/provider";
 import { handlerFor } from "../sdk/resources/runtime";
 
@@ -33,9 +34,6 @@ export interface ExportedResource {
   outputs?: Record<string, unknown>;
 }
 
-/** Signature of a secret in exported state. */
-const SECRET_SIGNATURE = "1b47061264138c4ac30d75fd1eb44270";
-
 /** Where the dynamic host finds the replaying provider's records. */
 const OUTPUTS_VARIABLE = "KFREPLAY_OUTPUTS";
 
@@ -54,9 +52,9 @@ export function recordedOutputs(resources: readonly ExportedResource[], typePref
     const entries = Object.entries(r.outputs ?? {})
       .filter(([key]) => key !== "__provider")
       .map(([key, value]) => {
-        const isSecret = typeof value === "object" && value !== null && Object.values(value).includes(SECRET_SIGNATURE);
-        if (isSecret) secretKeys.push(key);
-        return [key, isSecret ? "ab".repeat(32) : value] as const;
+        const secret = isSecret(value);
+        if (secret) secretKeys.push(key);
+        return [key, secret ? "ab".repeat(32) : value] as const;
       });
     const outputs = JSON.parse(JSON.stringify(Object.fromEntries(entries)).split(from).join(to)) as Record<string, unknown>;
     recorded[r.urn.slice(r.urn.lastIndexOf("::") + 2)] = { id: r.id, outputs, secretKeys };

@@ -15,8 +15,8 @@ const SECRET_SIGNATURE = "1b47061264138c4ac30d75fd1eb44270";
 /** A plain property map, as the handlers take and return it. */
 export type PropertyMap = Record<string, unknown>;
 
-/** True for the engine's wrapped-secret object. */
-function isSecret(value: unknown): value is { value: unknown } {
+/** True for the engine's wrapped-secret object (on the wire, and in exported state, where it holds a ciphertext). */
+export function isSecret(value: unknown): value is { value: unknown } {
   return (
     typeof value === "object" &&
     value !== null &&
