@@ -306,7 +306,8 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
   async create(session, inputs) {
     const pair = inputs.publicKey === undefined ? generateApiKeyPair(inputs.curveType as ApiKeyCurve) : undefined;
     const publicKey = pair?.publicKey ?? (inputs.publicKey as string);
-    const submit = () => session.client.createApiKeys(createParameters(inputs, publicKey));
+    const parameters = createParameters(inputs, publicKey);
+    const submit = () => session.client.createApiKeys(parameters);
     let result: Awaited<ReturnType<typeof submit>>;
     try {
       result = await submit();
@@ -320,9 +321,10 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
     }
     const id = result.apiKeyIds[0];
     if (id === undefined) throw new Error("create_api_keys returned no apiKeyIds");
-    // Read back by id: this key only, not the list of every user with all their keys.
-    const { apiKey } = await session.client.getApiKey({ apiKeyId: id });
-    return { id, carry: pair ? { privateKey: pair.privateKey, publicKey: pair.publicKey } : {}, live: liveApiKey(apiKey, inputs.userId) };
+    // The service keeps a key's name, public key, curve and expiry as sent: the completed
+    // activity made exactly this key, so no read of it is needed.
+    const live: LiveApiKey = { apiKeyId: id, userId: parameters.userId, ...parameters.apiKeys[0]! };
+    return { id, carry: pair ? { privateKey: pair.privateKey, publicKey: pair.publicKey } : {}, live };
   },
   async remove(session, id, props) {
     if (props.userId === undefined) throw new Error(`cannot delete API key ${id}: its userId is not in state`);

@@ -158,10 +158,11 @@ export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = 
     return live === undefined ? undefined : { id: live.policyId, live };
   },
   async create(session, inputs) {
-    const result = await session.client.createPolicy(createParameters(inputs));
-    // Read back by id: one small answer, not the whole list of policies.
-    const { policy } = await session.client.getPolicy({ policyId: result.policyId });
-    return { id: result.policyId, live: policy };
+    const parameters = createParameters(inputs);
+    const result = await session.client.createPolicy(parameters);
+    // The service keeps a policy's fields as sent: the completed activity made exactly this
+    // policy, so no read of it is needed.
+    return { id: result.policyId, live: { policyId: result.policyId, ...parameters } };
   },
   async update(session, id, live, inputs) {
     // Send only what changes; "" clears an expression.

@@ -217,10 +217,11 @@ export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceStat
     return live === undefined ? undefined : { id: live.smartContractInterfaceId, live };
   },
   async create(session, inputs) {
-    const result = await session.client.createSmartContractInterface(createParameters(inputs));
-    // Read back by id: this interface only, not every interface of the organization.
-    const { smartContractInterface } = await session.client.getSmartContractInterface({ smartContractInterfaceId: result.smartContractInterfaceId });
-    return { id: result.smartContractInterfaceId, live: smartContractInterface };
+    const parameters = createParameters(inputs);
+    const result = await session.client.createSmartContractInterface(parameters);
+    // The service keeps the address, document, label and notes as sent (there is no update):
+    // the completed activity made exactly this interface, so no read of it is needed.
+    return { id: result.smartContractInterfaceId, live: { smartContractInterfaceId: result.smartContractInterfaceId, ...parameters } };
   },
   async remove(session, id) {
     await session.client.deleteSmartContractInterface({ smartContractInterfaceId: id });
