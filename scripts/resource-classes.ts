@@ -172,7 +172,7 @@ export function resourceClassFile(kind: string, description: ResourceDescription
   const expressions = description.expressionInputs ?? [];
   const imports = ['import * as pulumi from "@pulumi/pulumi";'];
   if (expressions.length > 0) imports.push('import { warnAboutPolicyExpressions } from "./policy-warnings";');
-  imports.push('import { KeyformResource } from "./provider";');
+  imports.push('import { dynamicResourceArguments } from "./provider";');
 
   const firstSentence = description.description.split(/(?<=\.)\s/)[0]!;
   const classDoc = [
@@ -195,15 +195,17 @@ export function resourceClassFile(kind: string, description: ResourceDescription
   for (const block of interfaces.blocks) body.push(block, "");
   body.push(`/** The arguments of a {@link ${kind}}. */`, `export interface ${kind}Args {`, ...argsLines, "}", `/** The arguments of a {@link ${kind}} (the older name of {@link ${kind}Args}). */`, `export type ${kind}Inputs = ${kind}Args;`, "");
   body.push(...jsdoc(classDoc, ""));
-  body.push(`export class ${kind} extends KeyformResource {`, ...outputLines, "");
+  body.push(`export class ${kind} extends pulumi.CustomResource {`, ...outputLines, "");
   body.push(
     ...jsdoc(`Declares a ${kind} named \`name\` (unique among the program's ${kind}s).`, "  "),
     `  constructor(name: string, args: ${kind}Args${argsOptional ? " = {}" : ""}, opts?: pulumi.CustomResourceOptions) {`,
     "    super(",
-    `      ${JSON.stringify(kind)},`,
-    "      name,",
-    `      ${props[0]},`,
-    `      ${options},`,
+    "      ...dynamicResourceArguments(",
+    `        ${JSON.stringify(kind)},`,
+    "        name,",
+    `        ${props[0]},`,
+    `        ${options},`,
+    "      ),",
     "    );",
   );
   if (expressions.length > 0) {

@@ -4,7 +4,7 @@
  * `ApiKey`: An API key of a user.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformResource } from "./provider";
+import { dynamicResourceArguments } from "./provider";
 
 /** The arguments of a {@link ApiKey}. */
 export interface ApiKeyArgs {
@@ -45,7 +45,7 @@ export type ApiKeyInputs = ApiKeyArgs;
  * const ci = new keyform.ApiKey("ci", { userId: bot.userId, apiKeyName: "ci" });
  * export const ciPrivateKey = ci.privateKey; // a secret
  */
-export class ApiKey extends KeyformResource {
+export class ApiKey extends pulumi.CustomResource {
   /** The key's id. */
   declare public readonly apiKeyId: pulumi.Output<string>;
   /** The key's name. */
@@ -68,10 +68,12 @@ export class ApiKey extends KeyformResource {
   /** Declares a ApiKey named `name` (unique among the program's ApiKeys). */
   constructor(name: string, args: ApiKeyArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      "ApiKey",
-      name,
-      { apiKeyId: undefined, publicKey: undefined, privateKey: undefined, curveType: undefined, expirationSeconds: undefined, organizationId: undefined, importId: undefined, ...args },
-      pulumi.mergeOptions(opts, { additionalSecretOutputs: ["privateKey"] }),
+      ...dynamicResourceArguments(
+        "ApiKey",
+        name,
+        { apiKeyId: undefined, publicKey: undefined, privateKey: undefined, curveType: undefined, expirationSeconds: undefined, organizationId: undefined, importId: undefined, ...args },
+        pulumi.mergeOptions(opts, { additionalSecretOutputs: ["privateKey"] }),
+      ),
     );
   }
 }

@@ -4,7 +4,7 @@
  * `EarnWrapperState`: The deposit state of an existing Earn wrapper (`earn_set_wrapper_state`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformResource } from "./provider";
+import { dynamicResourceArguments } from "./provider";
 
 /** The arguments of a {@link EarnWrapperState}. */
 export interface EarnWrapperStateArgs {
@@ -32,7 +32,7 @@ export type EarnWrapperStateInputs = EarnWrapperStateArgs;
  * @example
  * new keyform.EarnWrapperState("earn-wrapper", { wrapperAddress: "0x…", depositsDisabled: true });
  */
-export class EarnWrapperState extends KeyformResource {
+export class EarnWrapperState extends pulumi.CustomResource {
   /** The wrapper's address. */
   declare public readonly wrapperAddress: pulumi.Output<string>;
   /** Whether deposits are blocked. */
@@ -43,10 +43,12 @@ export class EarnWrapperState extends KeyformResource {
   /** Declares a EarnWrapperState named `name` (unique among the program's EarnWrapperStates). */
   constructor(name: string, args: EarnWrapperStateArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      "EarnWrapperState",
-      name,
-      { organizationId: undefined, ...args },
-      opts,
+      ...dynamicResourceArguments(
+        "EarnWrapperState",
+        name,
+        { organizationId: undefined, ...args },
+        opts,
+      ),
     );
   }
 }

@@ -4,7 +4,7 @@
  * `Invitation`: An invitation of a new user.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformResource } from "./provider";
+import { dynamicResourceArguments } from "./provider";
 
 /** The arguments of a {@link Invitation}. */
 export interface InvitationArgs {
@@ -50,7 +50,7 @@ export type InvitationInputs = InvitationArgs;
  *   senderUserId: alice.userId,
  * });
  */
-export class Invitation extends KeyformResource {
+export class Invitation extends pulumi.CustomResource {
   /** The invitation's id. */
   declare public readonly invitationId: pulumi.Output<string>;
   /** `INVITATION_STATUS_CREATED` or `INVITATION_STATUS_ACCEPTED`. */
@@ -73,10 +73,12 @@ export class Invitation extends KeyformResource {
   /** Declares a Invitation named `name` (unique among the program's Invitations). */
   constructor(name: string, args: InvitationArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      "Invitation",
-      name,
-      { invitationId: undefined, status: undefined, receiverUserTags: undefined, organizationId: undefined, importId: undefined, ...args },
-      opts,
+      ...dynamicResourceArguments(
+        "Invitation",
+        name,
+        { invitationId: undefined, status: undefined, receiverUserTags: undefined, organizationId: undefined, importId: undefined, ...args },
+        opts,
+      ),
     );
   }
 }

@@ -4,7 +4,7 @@
  * `IpAllowlist`: An IP allowlist: the organization-level list (no `publicKey`) or one API key's own list.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformResource } from "./provider";
+import { dynamicResourceArguments } from "./provider";
 
 /** One element of `rules`. */
 export interface IpAllowlistRuleArgs {
@@ -60,7 +60,7 @@ export type IpAllowlistInputs = IpAllowlistArgs;
  * @example
  * new keyform.IpAllowlist("ci-ips", { publicKey: ciKey.publicKey, rules: [{ cidr: "10.20.0.0/16", label: "CI runners" }] });
  */
-export class IpAllowlist extends KeyformResource {
+export class IpAllowlist extends pulumi.CustomResource {
   /** The list's id: the key's public key, or `organization`. */
   declare public readonly allowlistId: pulumi.Output<string>;
   /** The API key the list belongs to, for a per-key list. */
@@ -79,10 +79,12 @@ export class IpAllowlist extends KeyformResource {
   /** Declares a IpAllowlist named `name` (unique among the program's IpAllowlists). */
   constructor(name: string, args: IpAllowlistArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      "IpAllowlist",
-      name,
-      { allowlistId: undefined, publicKey: undefined, enabled: undefined, onEvaluationError: undefined, organizationId: undefined, importId: undefined, ...args },
-      opts,
+      ...dynamicResourceArguments(
+        "IpAllowlist",
+        name,
+        { allowlistId: undefined, publicKey: undefined, enabled: undefined, onEvaluationError: undefined, organizationId: undefined, importId: undefined, ...args },
+        opts,
+      ),
     );
   }
 }

@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { warnAboutPolicyExpressions } from "./policy-warnings";
-import { KeyformResource } from "./provider";
+import { dynamicResourceArguments } from "./provider";
 
 /** The arguments of a {@link Policy}. */
 export interface PolicyArgs {
@@ -50,7 +50,7 @@ export type PolicyInputs = PolicyArgs;
  *   consensus: pulumi.interpolate`approvers.any(user, user.tags.contains('${ops.id}'))`,
  * });
  */
-export class Policy extends KeyformResource {
+export class Policy extends pulumi.CustomResource {
   /** The policy's id. */
   declare public readonly policyId: pulumi.Output<string>;
   /** The policy's name. */
@@ -73,10 +73,12 @@ export class Policy extends KeyformResource {
   /** Declares a Policy named `name` (unique among the program's Policys). */
   constructor(name: string, args: PolicyArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      "Policy",
-      name,
-      { policyId: undefined, condition: undefined, consensus: undefined, notes: undefined, time: undefined, organizationId: undefined, importId: undefined, ...args },
-      opts,
+      ...dynamicResourceArguments(
+        "Policy",
+        name,
+        { policyId: undefined, condition: undefined, consensus: undefined, notes: undefined, time: undefined, organizationId: undefined, importId: undefined, ...args },
+        opts,
+      ),
     );
     warnAboutPolicyExpressions(`Policy ${JSON.stringify(name)}`, { effect: args.effect, condition: args.condition, consensus: args.consensus, time: args.time });
   }

@@ -4,7 +4,7 @@
  * `PrivateKeyTag`: A tag of private keys, with its members (`create_private_key_tag`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformResource } from "./provider";
+import { dynamicResourceArguments } from "./provider";
 
 /** The arguments of a {@link PrivateKeyTag}. */
 export interface PrivateKeyTagArgs {
@@ -37,7 +37,7 @@ export type PrivateKeyTagInputs = PrivateKeyTagArgs;
  * @example
  * new keyform.PrivateKeyTag("signers", { privateKeyIds: [signer.privateKeyId] });
  */
-export class PrivateKeyTag extends KeyformResource {
+export class PrivateKeyTag extends pulumi.CustomResource {
   /** The tag's id. */
   declare public readonly privateKeyTagId: pulumi.Output<string>;
   /** The name as the service holds it. */
@@ -52,10 +52,12 @@ export class PrivateKeyTag extends KeyformResource {
   /** Declares a PrivateKeyTag named `name` (unique among the program's PrivateKeyTags). */
   constructor(name: string, args: PrivateKeyTagArgs = {}, opts?: pulumi.CustomResourceOptions) {
     super(
-      "PrivateKeyTag",
-      name,
-      { privateKeyTagId: undefined, privateKeyIds: undefined, organizationId: undefined, importId: undefined, ...args, privateKeyTagName: args.privateKeyTagName ?? name },
-      opts,
+      ...dynamicResourceArguments(
+        "PrivateKeyTag",
+        name,
+        { privateKeyTagId: undefined, privateKeyIds: undefined, organizationId: undefined, importId: undefined, ...args, privateKeyTagName: args.privateKeyTagName ?? name },
+        opts,
+      ),
     );
   }
 }

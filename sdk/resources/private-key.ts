@@ -4,7 +4,7 @@
  * `PrivateKey`: A standalone private key (`create_private_keys`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformResource } from "./provider";
+import { dynamicResourceArguments } from "./provider";
 
 /** One element of `addresses`. */
 export interface PrivateKeyAddress {
@@ -58,7 +58,7 @@ export type PrivateKeyInputs = PrivateKeyArgs;
  * @example
  * new keyform.PrivateKey("signer", { curve: "CURVE_SECP256K1", addressFormats: ["ADDRESS_FORMAT_ETHEREUM"] });
  */
-export class PrivateKey extends KeyformResource {
+export class PrivateKey extends pulumi.CustomResource {
   /** The key's id. */
   declare public readonly privateKeyId: pulumi.Output<string>;
   /** The name as the service holds it. */
@@ -87,10 +87,12 @@ export class PrivateKey extends KeyformResource {
   /** Declares a PrivateKey named `name` (unique among the program's PrivateKeys). */
   constructor(name: string, args: PrivateKeyArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      "PrivateKey",
-      name,
-      { privateKeyId: undefined, addressFormats: undefined, publicKey: undefined, addresses: undefined, exported: undefined, deleteWithoutExport: undefined, organizationId: undefined, importId: undefined, ...args, privateKeyName: args.privateKeyName ?? name },
-      { retainOnDelete: args.deleteWithoutExport !== true, ...opts },
+      ...dynamicResourceArguments(
+        "PrivateKey",
+        name,
+        { privateKeyId: undefined, addressFormats: undefined, publicKey: undefined, addresses: undefined, exported: undefined, deleteWithoutExport: undefined, organizationId: undefined, importId: undefined, ...args, privateKeyName: args.privateKeyName ?? name },
+        { retainOnDelete: args.deleteWithoutExport !== true, ...opts },
+      ),
     );
   }
 }

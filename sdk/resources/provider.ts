@@ -1,7 +1,7 @@
 /**
  * @module resources/provider
- * The base class of keyform's dynamic resources and the provider code Pulumi stores in every
- * keyform resource's state (`__provider`).
+ * What keyform's dynamic resource classes register, and the provider code Pulumi stores in
+ * every keyform resource's state (`__provider`).
  *
  * The provider code is deliberately tiny and holds nothing but the resource class name: it
  * loads keyform's provider runtime and hands the dynamic-provider host the runtime handler of
@@ -36,15 +36,28 @@ export function providerCode(kind: string): string {
   );
 }
 
+/** The arguments of `pulumi.CustomResource`'s constructor. */
+export type CustomResourceArguments = [type: string, name: string, props: pulumi.Inputs, opts: pulumi.CustomResourceOptions | undefined];
+
 /**
- * A keyform dynamic resource of class `kind`: type `pulumi-nodejs:dynamic/keyform:<kind>`, served
- * by Pulumi's Node.js dynamic-provider host, exactly as `pulumi.dynamic.Resource` registers it
- * (same type token, so the same URNs), with {@link providerCode} as its provider.
+ * What a keyform resource class of `kind` passes to `pulumi.CustomResource`: type
+ * `pulumi-nodejs:dynamic/keyform:<kind>`, served by Pulumi's Node.js dynamic-provider host
+ * exactly as `pulumi.dynamic.Resource` registers it (same type token, so the same URNs), with
+ * {@link providerCode} as its provider.
+ *
+ * The classes extend `pulumi.CustomResource` directly and call this inside their `super(...)`
+ * instead of sharing a base class: the SDK records as the resource's source position the frame
+ * three classes below `Resource` (Resource, CustomResource, the class, then the program), so one
+ * more class in between would make every resource's position a line of keyform instead of the
+ * line of the program that declared it, and add that frame to every resource's state.
  */
-export abstract class KeyformResource extends pulumi.CustomResource {
-  protected constructor(kind: string, name: string, props: pulumi.Inputs, opts: pulumi.CustomResourceOptions | undefined) {
-    super(`pulumi-nodejs:dynamic/keyform:${kind}`, name, { ...props, __provider: providerCode(kind) }, dynamicResourceOptions(kind, name, opts));
-  }
+export function dynamicResourceArguments(
+  kind: string,
+  name: string,
+  props: pulumi.Inputs,
+  opts: pulumi.CustomResourceOptions | undefined,
+): CustomResourceArguments {
+  return [`pulumi-nodejs:dynamic/keyform:${kind}`, name, { ...props, __provider: providerCode(kind) }, dynamicResourceOptions(kind, name, opts)];
 }
 
 /**

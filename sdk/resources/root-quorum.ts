@@ -5,7 +5,7 @@
  * bypassing every policy, and how many of them must approve.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformResource } from "./provider";
+import { dynamicResourceArguments } from "./provider";
 
 /** The arguments of a {@link RootQuorum}. */
 export interface RootQuorumArgs {
@@ -41,7 +41,7 @@ export type RootQuorumInputs = RootQuorumArgs;
  * @example
  * new keyform.RootQuorum("root-quorum", { threshold: 1, userIds: [keyform.whoamiOutput().userId, alice.userId] });
  */
-export class RootQuorum extends KeyformResource {
+export class RootQuorum extends pulumi.CustomResource {
   /** The quorum's id: the id of its organization. */
   declare public readonly rootQuorumId: pulumi.Output<string>;
   /** The threshold as the service holds it. */
@@ -56,10 +56,12 @@ export class RootQuorum extends KeyformResource {
   /** Declares a RootQuorum named `name` (unique among the program's RootQuorums). */
   constructor(name: string, args: RootQuorumArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      "RootQuorum",
-      name,
-      { rootQuorumId: undefined, organizationId: undefined, importId: undefined, ...args },
-      opts,
+      ...dynamicResourceArguments(
+        "RootQuorum",
+        name,
+        { rootQuorumId: undefined, organizationId: undefined, importId: undefined, ...args },
+        opts,
+      ),
     );
   }
 }

@@ -6,7 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { warnAboutPolicyExpressions } from "./policy-warnings";
-import { KeyformResource } from "./provider";
+import { dynamicResourceArguments } from "./provider";
 
 /** The arguments of a {@link SessionProfile}. */
 export interface SessionProfileArgs {
@@ -45,7 +45,7 @@ export type SessionProfileInputs = SessionProfileArgs;
  * @example
  * new keyform.SessionProfile("read-only", { scope: "activity.action == 'READ'", expirationSeconds: "3600" });
  */
-export class SessionProfile extends KeyformResource {
+export class SessionProfile extends pulumi.CustomResource {
   /** The profile's id. */
   declare public readonly sessionProfileId: pulumi.Output<string>;
   /** The name as the service holds it. */
@@ -64,10 +64,12 @@ export class SessionProfile extends KeyformResource {
   /** Declares a SessionProfile named `name` (unique among the program's SessionProfiles). */
   constructor(name: string, args: SessionProfileArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      "SessionProfile",
-      name,
-      { sessionProfileId: undefined, expirationSeconds: undefined, notes: undefined, organizationId: undefined, importId: undefined, ...args, sessionProfileName: args.sessionProfileName ?? name },
-      opts,
+      ...dynamicResourceArguments(
+        "SessionProfile",
+        name,
+        { sessionProfileId: undefined, expirationSeconds: undefined, notes: undefined, organizationId: undefined, importId: undefined, ...args, sessionProfileName: args.sessionProfileName ?? name },
+        opts,
+      ),
     );
     warnAboutPolicyExpressions(`SessionProfile ${JSON.stringify(name)}`, { scope: args.scope });
   }

@@ -5,7 +5,7 @@
  * calls to it.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformResource } from "./provider";
+import { dynamicResourceArguments } from "./provider";
 
 /** The arguments of a {@link SmartContractInterface}. */
 export interface SmartContractInterfaceArgs {
@@ -50,7 +50,7 @@ export type SmartContractInterfaceInputs = SmartContractInterfaceArgs;
  *   label: "USDC (ERC-20)",
  * });
  */
-export class SmartContractInterface extends KeyformResource {
+export class SmartContractInterface extends pulumi.CustomResource {
   /** The interface's id. */
   declare public readonly smartContractInterfaceId: pulumi.Output<string>;
   /** The contract or program address. */
@@ -71,10 +71,12 @@ export class SmartContractInterface extends KeyformResource {
   /** Declares a SmartContractInterface named `name` (unique among the program's SmartContractInterfaces). */
   constructor(name: string, args: SmartContractInterfaceArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      "SmartContractInterface",
-      name,
-      { smartContractInterfaceId: undefined, notes: undefined, organizationId: undefined, importId: undefined, ...args },
-      opts,
+      ...dynamicResourceArguments(
+        "SmartContractInterface",
+        name,
+        { smartContractInterfaceId: undefined, notes: undefined, organizationId: undefined, importId: undefined, ...args },
+        opts,
+      ),
     );
   }
 }

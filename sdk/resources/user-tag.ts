@@ -4,7 +4,7 @@
  * `UserTag`: A user tag of the organization, with its members.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformResource } from "./provider";
+import { dynamicResourceArguments } from "./provider";
 
 /** The arguments of a {@link UserTag}. */
 export interface UserTagArgs {
@@ -37,7 +37,7 @@ export type UserTagInputs = UserTagArgs;
  * @example
  * const ops = new keyform.UserTag("ops", { userTagName: "ops", userIds: [alice.userId, bob.userId] });
  */
-export class UserTag extends KeyformResource {
+export class UserTag extends pulumi.CustomResource {
   /** The tag's id. */
   declare public readonly userTagId: pulumi.Output<string>;
   /** The tag's name as the service holds it. */
@@ -52,10 +52,12 @@ export class UserTag extends KeyformResource {
   /** Declares a UserTag named `name` (unique among the program's UserTags). */
   constructor(name: string, args: UserTagArgs = {}, opts?: pulumi.CustomResourceOptions) {
     super(
-      "UserTag",
-      name,
-      { userTagId: undefined, userIds: undefined, organizationId: undefined, importId: undefined, ...args, userTagName: args.userTagName ?? name },
-      opts,
+      ...dynamicResourceArguments(
+        "UserTag",
+        name,
+        { userTagId: undefined, userIds: undefined, organizationId: undefined, importId: undefined, ...args, userTagName: args.userTagName ?? name },
+        opts,
+      ),
     );
   }
 }

@@ -4,7 +4,7 @@
  * `User`: A user of the organization (`create_users`, `update_user`, `delete_users`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformResource } from "./provider";
+import { dynamicResourceArguments } from "./provider";
 
 /** An API key of the user. */
 export interface UserApiKeyArgs {
@@ -113,7 +113,7 @@ export type UserInputs = UserArgs;
  * @example
  * const alice = new keyform.User("alice", { userEmail: "alice@example.com" });
  */
-export class User extends KeyformResource {
+export class User extends pulumi.CustomResource {
   /** The user's id. */
   declare public readonly userId: pulumi.Output<string>;
   /** The user's name as the service holds it. */
@@ -134,10 +134,12 @@ export class User extends KeyformResource {
   /** Declares a User named `name` (unique among the program's Users). */
   constructor(name: string, args: UserArgs = {}, opts?: pulumi.CustomResourceOptions) {
     super(
-      "User",
-      name,
-      { userId: undefined, userEmail: undefined, userPhoneNumber: undefined, apiKeys: undefined, oauthProviders: undefined, organizationId: undefined, importId: undefined, ...args, userName: args.userName ?? name },
-      opts,
+      ...dynamicResourceArguments(
+        "User",
+        name,
+        { userId: undefined, userEmail: undefined, userPhoneNumber: undefined, apiKeys: undefined, oauthProviders: undefined, organizationId: undefined, importId: undefined, ...args, userName: args.userName ?? name },
+        opts,
+      ),
     );
   }
 }

@@ -4,7 +4,7 @@
  * `Wallet`: An HD wallet and its accounts (`create_wallet`).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformResource } from "./provider";
+import { dynamicResourceArguments } from "./provider";
 
 /** One element of `accounts`. */
 export interface WalletAccountArgs {
@@ -84,7 +84,7 @@ export type WalletInputs = WalletArgs;
  *   accounts: [{ curve: "CURVE_SECP256K1", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }],
  * });
  */
-export class Wallet extends KeyformResource {
+export class Wallet extends pulumi.CustomResource {
   /** The wallet's id. */
   declare public readonly walletId: pulumi.Output<string>;
   /** The name as the service holds it. */
@@ -111,10 +111,12 @@ export class Wallet extends KeyformResource {
   /** Declares a Wallet named `name` (unique among the program's Wallets). */
   constructor(name: string, args: WalletArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      "Wallet",
-      name,
-      { walletId: undefined, addresses: undefined, mnemonicLength: undefined, exported: undefined, deleteWithoutExport: undefined, organizationId: undefined, importId: undefined, ...args, walletName: args.walletName ?? name },
-      { retainOnDelete: args.deleteWithoutExport !== true, ...opts },
+      ...dynamicResourceArguments(
+        "Wallet",
+        name,
+        { walletId: undefined, addresses: undefined, mnemonicLength: undefined, exported: undefined, deleteWithoutExport: undefined, organizationId: undefined, importId: undefined, ...args, walletName: args.walletName ?? name },
+        { retainOnDelete: args.deleteWithoutExport !== true, ...opts },
+      ),
     );
   }
 }

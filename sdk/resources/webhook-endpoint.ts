@@ -5,7 +5,7 @@
  * `url`.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { KeyformResource } from "./provider";
+import { dynamicResourceArguments } from "./provider";
 
 /** One element of `subscriptions`. */
 export interface WebhookEndpointSubscriptionArgs {
@@ -69,7 +69,7 @@ export type WebhookEndpointInputs = WebhookEndpointArgs;
  * @example
  * new keyform.WebhookEndpoint("activity-webhook", { url: "https://hooks.example.com/keyform", subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] });
  */
-export class WebhookEndpoint extends KeyformResource {
+export class WebhookEndpoint extends pulumi.CustomResource {
   /** The endpoint's id. */
   declare public readonly endpointId: pulumi.Output<string>;
   /** The URL as the service holds it. */
@@ -88,10 +88,12 @@ export class WebhookEndpoint extends KeyformResource {
   /** Declares a WebhookEndpoint named `name` (unique among the program's WebhookEndpoints). */
   constructor(name: string, args: WebhookEndpointArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      "WebhookEndpoint",
-      name,
-      { endpointId: undefined, isActive: undefined, organizationId: undefined, importId: undefined, ...args, name: args.name ?? name },
-      opts,
+      ...dynamicResourceArguments(
+        "WebhookEndpoint",
+        name,
+        { endpointId: undefined, isActive: undefined, organizationId: undefined, importId: undefined, ...args, name: args.name ?? name },
+        opts,
+      ),
     );
   }
 }

@@ -81,7 +81,7 @@ describe("provider code in state", () => {
     }
   });
 
-  it("this version stores one line per resource, in the inputs and the outputs", { timeout: 600_000 }, async () => {
+  it("this version stores one line per resource, in the inputs and the outputs, and the program's line as its source position", { timeout: 600_000 }, async () => {
     const { stack, cleanup } = await createInlineStack({
       projectName: "kf-provider-code-new",
       envVars: emulatorEnv(emu.emulator),
@@ -94,6 +94,11 @@ describe("provider code in state", () => {
       const [tag] = await keyformResources(stack, "UserTag");
       expect(tag!.inputs!.__provider).toBe(providerCode("UserTag"));
       expect(tag!.outputs!.__provider).toBe(providerCode("UserTag"));
+      // Where the program declared it (this file), not a line of keyform's class: the SDK takes
+      // the frame right below the resource class, and error messages and the console link to it.
+      const { sourcePosition, stackTrace } = tag as { sourcePosition?: string; stackTrace?: { sourcePosition?: string }[] };
+      expect(sourcePosition).toMatch(/provider-code\.test\.ts#\d+,\d+$/);
+      expect(JSON.stringify(stackTrace)).not.toContain("/sdk/resources/");
       expect((await emu.client.listUserTags()).userTags.map((t) => t.tagId)).toContain(tag!.id);
       await stack.destroy();
       expect((await emu.client.listUserTags()).userTags.map((t) => t.tagId)).not.toContain(tag!.id);

@@ -17,7 +17,7 @@ const out = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-published-"));
 afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
 
 /** Internals the root entry used to leak: each stays reachable from `keyform/client` only. */
-const INTERNALS = ["Transport", "recoverSubmit", "pollActivity", "verifyStamp", "opensslVerifier", "nobleVerifier", "paginateQuery", "validateArguments", "sleep", "backoffDelay", "programSettings", "KeyformResource", "providerCode", "SimulatedAuthenticator"];
+const INTERNALS = ["Transport", "recoverSubmit", "pollActivity", "verifyStamp", "opensslVerifier", "nobleVerifier", "paginateQuery", "validateArguments", "sleep", "backoffDelay", "programSettings", "dynamicResourceArguments", "providerCode", "SimulatedAuthenticator"];
 
 describe("the root entry", () => {
   const root = require(path.join(repoRoot, "dist", "sdk", "index.js")) as Record<string, unknown>;
