@@ -32,6 +32,7 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import type { Stack } from "@pulumi/pulumi/automation";
 import * as keyform from "../sdk";
+import { DYNAMIC_TYPE_PREFIX } from "../sdk/resources/provider";
 import { DEFAULT_MAX_REQUESTS_PER_SECOND } from "../sdk/resources/runtime/settings";
 import { repoRoot } from "../examples/shared/workspace";
 import { declarations, KINDS, type Declaration } from "../test/support/declarations";
@@ -116,7 +117,7 @@ const REPLAYED_BY = { dynamic: "F1out", plugin: "NYout" } as const;
  */
 function record(setup: Setup, way: "dynamic" | "plugin", n: number, rep: number, resources: readonly ExportedResource[]): void {
   const replay = REPLAYED_BY[way];
-  const typePrefix = way === "plugin" ? "keyform:" : "pulumi-nodejs:dynamic/keyform:";
+  const typePrefix = way === "plugin" ? "keyform:" : DYNAMIC_TYPE_PREFIX;
   const byName = recordedOutputs(resources, typePrefix, prefixOf(way, n, rep), prefixOf(replay, n, rep));
   const records = way === "plugin" ? byName : byDeclaredKey(byName, declarations(prefixOf(replay, n, rep), n, KINDS, setup.emulator.bootstrap.userId));
   fs.writeFileSync(recordedOutputsFile(setup, replay, n, rep), JSON.stringify(records));

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { secretOutputs } from "../sdk/plugin/schema";
 import { isSecret } from "../sdk/plugin/values";
-import { providerCode } from "../sdk/resources/provider";
+import { DYNAMIC_TYPE_PREFIX, providerCode } from "../sdk/resources/provider";
 import { handlerFor } from "../sdk/resources/runtime";
 
 /** One resource's id and outputs as a replaying provider returns them. */
@@ -103,6 +103,6 @@ function replayCode(kind: string): string {
 export class ReplayResource extends pulumi.CustomResource {
   constructor(kind: string, name: string, args: Record<string, unknown>) {
     const secrets = secretOutputs(handlerFor(kind).spec);
-    super(`pulumi-nodejs:dynamic/keyform:${kind}`, name, { ...args, __provider: replayCode(kind) }, secrets.length > 0 ? { additionalSecretOutputs: secrets } : undefined);
+    super(`${DYNAMIC_TYPE_PREFIX}${kind}`, name, { ...args, __provider: replayCode(kind) }, secrets.length > 0 ? { additionalSecretOutputs: secrets } : undefined);
   }
 }

@@ -36,6 +36,12 @@ export function providerCode(kind: string): string {
   );
 }
 
+/**
+ * The type token of keyform dynamic resource `Kind` is this prefix and `Kind`: the token
+ * `pulumi.dynamic.Resource` gives module `keyform` and type `Kind`.
+ */
+export const DYNAMIC_TYPE_PREFIX = "pulumi-nodejs:dynamic/keyform:";
+
 /** The arguments of `pulumi.CustomResource`'s constructor. */
 export type CustomResourceArguments = [type: string, name: string, props: pulumi.Inputs, opts: pulumi.CustomResourceOptions | undefined];
 
@@ -57,7 +63,7 @@ export function dynamicResourceArguments(
   props: pulumi.Inputs,
   opts: pulumi.CustomResourceOptions | undefined,
 ): CustomResourceArguments {
-  return [`pulumi-nodejs:dynamic/keyform:${kind}`, name, { ...props, __provider: providerCode(kind) }, dynamicResourceOptions(kind, name, opts)];
+  return [`${DYNAMIC_TYPE_PREFIX}${kind}`, name, { ...props, __provider: providerCode(kind) }, dynamicResourceOptions(kind, name, opts)];
 }
 
 /**
