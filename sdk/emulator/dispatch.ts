@@ -36,7 +36,8 @@ import {
   voteTarget,
   type VoteEvidence,
 } from "./consensus";
-import { gateApproval, gateSubmission, policyDenied, recordEvaluation, type Gate } from "./policy-gate";
+import { gateApproval, gateSubmission, policyDenied, PolicyDeniedError, recordEvaluation, type Gate } from "./policy-gate";
+import type { Decision } from "../policy/engine";
 import { EmulatorError, GrpcCode, invalidArgument, notFound, notImplemented, permissionDenied } from "./errors";
 import type {
   ActivityContext,
@@ -112,6 +113,16 @@ function validate<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
 }
 
 
+/** A submission refused by the organization's policies (403 code 7). */
+export interface PolicyDenial {
+  readonly organizationId: string;
+  readonly userId: string;
+  /** The activity type submitted. */
+  readonly type: string;
+  readonly atMs: number;
+  readonly decision: Decision;
+}
+
 /** Routes requests to the handlers of the modules. */
 export class Dispatcher {
   private readonly byPath = new Map<string, Entry>();
@@ -121,6 +132,8 @@ export class Dispatcher {
    * delivery). A listener must not throw; errors are logged and ignored.
    */
   readonly activityListeners: ((activity: ActivityRow) => void)[] = [];
+  /** Called with each submission a policy denied (nothing is recorded for it). Must not throw. */
+  readonly denialListeners: ((denial: PolicyDenial) => void)[] = [];
 
   constructor(
     private readonly db: Db,
@@ -185,7 +198,49 @@ export class Dispatcher {
       const result = this.db.transaction(() => (handler as (c: QueryContext, r: unknown) => unknown)(ctx, request))();
       return { status: 200, body: result };
     }
-    return this.submit(entry.key, entry.def, handler, base, request, raw, voteEvidence(headers, raw, caller));
+    try {
+      return this.submit(entry.key, entry.def, handler, base, request, raw, voteEvidence(headers, raw, caller));
+    } catch (error) {
+      // A policy denial records nothing; the listeners (the local dashboard) still see it.
+      if (error instanceof PolicyDeniedError) this.notifyDenied({ organizationId, userId: caller.userId, type: entry.def.type, atMs: nowMs, decision: error.decision });
+      throw error;
+    }
+  }
+
+  private notifyDenied(denial: PolicyDenial): void {
+    for (const listener of this.denialListeners) {
+      try {
+        listener(denial);
+      } catch (error) {
+        this.log.error({ err: error }, "denial listener failed");
+      }
+    }
+  }
+
+  /**
+   * Casts `userId`'s vote on the activity with `fingerprint` without a stamp: the local
+   * dashboard acts for a user whose key it does not hold. The vote is submitted as an
+   * approve_activity / reject_activity of that user (the same checks, consensus code and
+   * activity record as a stamped vote); it records the user's first API key, if any, and an
+   * empty signature, since nothing was signed.
+   * @throws EmulatorError naming `userId` (unknown user) or whatever the vote itself refuses
+   */
+  voteWithoutStamp(organizationId: string, userId: string, fingerprint: string, approve: boolean): Reply {
+    const key = approve ? "approveActivity" : "rejectActivity";
+    const def = (operations as Record<string, OperationDef>)[key] as ActivityDef;
+    const handler = this.handlers.get(key) as AnyHandler;
+    const org = this.store.organizations.get(organizationId);
+    if (!org) throw notFound(`organizationId: no organization ${organizationId}`);
+    const home = [organizationId, ...(org.parent_id ? [org.parent_id] : [])].find((id) => this.store.users.get(id, userId));
+    if (home === undefined) throw notFound(`userId: no user ${userId} in organization ${organizationId} or its parent`);
+    const apiKey = this.store.apiKeys.listForUser(home, userId)[0];
+    const caller: Caller = { userId, organizationId: home, apiKeyId: apiKey?.id ?? "", publicKey: apiKey?.public_key ?? "" };
+    const nowMs = Date.now();
+    const request = { type: def.type, timestampMs: String(nowMs), organizationId, parameters: { fingerprint } };
+    const raw = new TextEncoder().encode(JSON.stringify(request));
+    const base = { db: this.db, store: this.store, signer: this.signer, log: this.log, nowMs, organizationId, caller };
+    const evidence: VoteEvidence = { message: new TextDecoder().decode(raw), publicKey: caller.publicKey, signature: "", scheme: "" };
+    return this.submit(key, def, handler, base, validate(def.request, request) as Record<string, unknown>, raw, evidence);
   }
 
   private submit(

@@ -10,6 +10,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { Dispatcher, Reply } from "./dispatch";
 import { EmulatorError, GrpcCode } from "./errors";
+import { registerDashboard } from "./dashboard";
 import { otpOutbox } from "./handlers/auth-otp";
 import { organizationOfBody, RateLimitedError, type OrganizationRateLimit } from "./rate-limit";
 
@@ -66,6 +67,9 @@ export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel, ra
   );
 
   app.get("/health", (_req, reply) => reply.send({ status: "ok" }));
+
+  // The local dashboard: a page at `/` and `/dashboard`, its JSON under `/_keyform/dashboard/`.
+  registerDashboard(app, dispatcher);
 
   // Dev-only: the codes otp_init "sent" (the emulator delivers no e-mail or SMS).
   app.get<{ Querystring: { contact?: string; limit?: string } }>("/_keyform/otp-outbox", (req, reply) =>

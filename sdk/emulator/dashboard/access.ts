@@ -1,0 +1,140 @@
+/**
+ * @module emulator/dashboard/access
+ * The access matrix of an organization: for each user and activity kind, whether the user may
+ * submit it, computed by the policy prover (`diffPolicies` of `keyform/policy`) as the access
+ * the organization's policies give over no policies at all, so every cell is either proved
+ * (a refusal is an unsatisfiable search; an allowance has a witness activity the evaluator
+ * replays) or marked "not proved" with the prover's reason.
+ *
+ * Outside the prover's model, shown as such: the root quorum (it bypasses policies), and the
+ * changes users may make to their own credentials without a policy.
+ */
+import { activityCatalog, diffPolicies, ROOT_QUORUM_ONLY_KINDS, type AccessDiff, type PolicyRecord } from "../../policy";
+import { rootQuorumOf } from "../consensus";
+import type { Store } from "../store";
+
+/**
+ * A cell: `refused` (proved), `alone` (proved by a replayed witness), `with approvers` (allowed
+ * only with other users' approvals), `root quorum` (the user alone is the root quorum),
+ * `not proved` (a witness the evaluator did not confirm, or a search cut short).
+ */
+export type AccessCell = "refused" | "alone" | "with approvers" | "root quorum" | "not proved";
+
+export interface AccessMatrix {
+  readonly users: readonly { id: string; name: string; standing: "root quorum" | "quorum member" | "user" }[];
+  /** Activity kinds, catalog order. */
+  readonly kinds: readonly string[];
+  /** `cells[userIndex][kindIndex]`. */
+  readonly cells: readonly (readonly AccessCell[])[];
+  /** Per cell key `userIndex,kindIndex`: the signing targets a cell is limited to, or the prover's caveat. */
+  readonly notes: Readonly<Record<string, string>>;
+  /** Clauses of the policies outside the proved fragment. */
+  readonly notProved: readonly string[];
+  readonly truncated: boolean;
+  readonly policyCount: number;
+  readonly computedMs: number;
+}
+
+/** Kinds of the activity catalog, in catalog order, without repeats (several versions share a kind). */
+function catalogKinds(): string[] {
+  return [...new Set([...activityCatalog().values()].map((entry) => entry.kind))];
+}
+
+/** Computes the matrix; reuses the last result while policies, users and the root quorum are unchanged. */
+export class AccessMatrixCache {
+  private readonly last = new Map<string, { key: string; matrix: Promise<AccessMatrix> }>();
+
+  matrixOf(store: Store, organizationId: string): Promise<AccessMatrix> | undefined {
+    if (!store.organizations.get(organizationId)) return undefined;
+    const policies: PolicyRecord[] = store.policies.list(organizationId).map((row) => ({
+      policyId: row.id,
+      policyName: row.name,
+      effect: row.effect,
+      condition: row.condition,
+      consensus: row.consensus,
+      time: row.time,
+    }));
+    const users = store.users.list(organizationId).map((row) => ({ id: row.id, name: row.name, email: row.email ?? "", tags: store.users.tagIds(row.id) }));
+    const quorum = rootQuorumOf(store, organizationId);
+    const key = JSON.stringify([policies, users, quorum]);
+    const cached = this.last.get(organizationId);
+    if (cached && cached.key === key) return cached.matrix;
+    const matrix = computeMatrix(policies, users, quorum);
+    // A failed computation is not kept: the next request tries again.
+    matrix.catch(() => this.last.delete(organizationId));
+    this.last.set(organizationId, { key, matrix });
+    return matrix;
+  }
+}
+
+async function computeMatrix(
+  policies: readonly PolicyRecord[],
+  users: readonly { id: string; name: string; email: string; tags: readonly string[] }[],
+  quorum: { threshold: number; userIds: readonly string[] },
+): Promise<AccessMatrix> {
+  const started = Date.now();
+  const kinds = catalogKinds();
+  const kindIndex = new Map(kinds.map((kind, i) => [kind, i]));
+  const standingOf = (id: string) => (!quorum.userIds.includes(id) ? "user" : quorum.threshold <= 1 ? "root quorum" : "quorum member");
+  const rows = users.map((u) => ({ id: u.id, name: u.name, standing: standingOf(u.id) as AccessMatrix["users"][number]["standing"] }));
+  // Without users the prover makes some up; with none, there is nothing to show.
+  const diff: AccessDiff | undefined =
+    users.length === 0 ? undefined : await diffPolicies([], policies, { users: users.map((u) => ({ id: u.id, tags: u.tags, email: u.email, alias: u.name })) });
+  const cells: AccessCell[][] = rows.map(() => kinds.map((): AccessCell => (diff?.truncated ? "not proved" : "refused")));
+  const notes: Record<string, string> = {};
+  const rank: Record<AccessCell, number> = { refused: 0, "not proved": 1, "with approvers": 2, alone: 3, "root quorum": 4 };
+  const userIndex = new Map(rows.map((row, i) => [row.id, i]));
+  for (const change of diff?.changes ?? []) {
+    if (change.direction !== "gains") continue;
+    const value: AccessCell = !change.confirmed ? "not proved" : change.how === "alone" ? "alone" : "with approvers";
+    for (const userId of change.users) {
+      const u = userIndex.get(userId);
+      if (u === undefined) continue;
+      for (const kind of change.kinds) {
+        const k = kindIndex.get(kind);
+        if (k === undefined) continue;
+        const cell = `${u},${k}`;
+        const note = !change.confirmed
+          ? "the witness relies on a clause outside the proved fragment"
+          : change.target
+            ? `only for ${change.target}`
+            : "";
+        // A cell limited to some signing targets lists them; an unrestricted allowance clears the list.
+        if (rank[value] > rank[cells[u]![k]!]) {
+          cells[u]![k] = value;
+          if (note) notes[cell] = note;
+          else delete notes[cell];
+        } else if (value === cells[u]![k] && note && notes[cell]) {
+          notes[cell] = `${notes[cell]}; ${note}`;
+        }
+      }
+    }
+  }
+  rows.forEach((row, u) => {
+    if (row.standing !== "root quorum") return;
+    // The root quorum bypasses policies; a root-quorum-only kind is its alone.
+    kinds.forEach((_kind, k) => {
+      cells[u]![k] = "root quorum";
+      delete notes[`${u},${k}`];
+    });
+  });
+  rows.forEach((row, u) => {
+    if (row.standing !== "quorum member") return;
+    kinds.forEach((kind, k) => {
+      if (cells[u]![k] === "refused" || ROOT_QUORUM_ONLY_KINDS.has(kind)) {
+        cells[u]![k] = "with approvers";
+        notes[`${u},${k}`] = `waits for the root quorum (${quorum.threshold} approvals)`;
+      }
+    });
+  });
+  return {
+    users: rows,
+    kinds,
+    cells,
+    notes,
+    notProved: diff?.notProved ?? [],
+    truncated: diff?.truncated ?? false,
+    policyCount: policies.length,
+    computedMs: Date.now() - started,
+  };
+}

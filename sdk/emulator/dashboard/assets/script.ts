@@ -1,0 +1,331 @@
+/**
+ * @module emulator/dashboard/assets/script
+ * The dashboard's browser script, plain JavaScript shipped as is (no framework, no build step):
+ * reads the dashboard's JSON endpoints, draws the three sections, and sends votes. Every value
+ * from the emulator goes into the page as text (`textContent`), never as markup.
+ *
+ * It is kept in a String.raw template, so it must not contain a backtick or a dollar sign
+ * followed by a brace (test/emulator/dashboard.test.ts checks that the script parses).
+ */
+import { DASHBOARD_API, DASHBOARD_VOTE_HEADER } from "../paths";
+
+export const SCRIPT_JS =
+  String.raw`"use strict";
+(function () {
+var API = "` +
+  DASHBOARD_API +
+  String.raw`";
+var VOTE_HEADER = "` +
+  DASHBOARD_VOTE_HEADER +
+  String.raw`";
+var SECTIONS = ["objects", "activity", "access"];
+var state = { org: "", section: "objects", feedKey: "" };
+
+function h(tag, attrs, children) {
+  var el = document.createElement(tag);
+  if (attrs) {
+    Object.keys(attrs).forEach(function (k) {
+      var v = attrs[k];
+      if (v === undefined || v === null || v === false) return;
+      if (k === "text") el.textContent = String(v);
+      else if (k === "onclick" || k === "onchange") el[k] = v;
+      else el.setAttribute(k, v === true ? "" : String(v));
+    });
+  }
+  (children || []).forEach(function (c) {
+    if (c === undefined || c === null || c === false) return;
+    el.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+  });
+  return el;
+}
+function pill(text, cls, testid) { return h("span", { "class": "pill " + (cls || ""), text: text, "data-testid": testid }); }
+function short(type) { return String(type || "").replace(/^ACTIVITY_TYPE_/, "").replace(/^ACTIVITY_STATUS_/, "").replace(/^OUTCOME_/, ""); }
+function when(ms) { return ms ? new Date(Number(ms)).toLocaleString() : ""; }
+function tsMs(t) { return t && t.seconds ? Number(t.seconds) * 1000 : 0; }
+function toast(text) {
+  var t = document.getElementById("toast");
+  t.textContent = text;
+  t.className = "show";
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(function () { t.className = ""; }, 4000);
+}
+function getJson(path) {
+  return fetch(API + path, { headers: { accept: "application/json" } }).then(function (r) {
+    return r.json().then(function (body) {
+      if (!r.ok) throw new Error(body && body.message ? body.message : "HTTP " + r.status);
+      return body;
+    });
+  });
+}
+function card(title, count, body, testid) {
+  return h("div", { "class": "card", "data-testid": testid }, [
+    h("h2", null, [title, count === undefined ? null : h("span", { "class": "count", text: String(count) })]),
+    body,
+  ]);
+}
+function table(headers, rows, empty) {
+  if (rows.length === 0) return h("div", { "class": "empty", text: empty || "none" });
+  return h("table", null, [
+    h("thead", null, [h("tr", null, headers.map(function (x) { return h("th", { text: x }); }))]),
+    h("tbody", null, rows),
+  ]);
+}
+function td(content, cls) {
+  if (content instanceof Node) return h("td", { "class": cls }, [content]);
+  return h("td", { "class": cls, text: content === undefined || content === null ? "" : String(content) });
+}
+
+/* ---------- organizations ---------- */
+function loadOrganizations() {
+  return getJson("/organizations").then(function (orgs) {
+    var select = document.getElementById("org");
+    select.textContent = "";
+    orgs.forEach(function (o) {
+      select.appendChild(h("option", { value: o.id, text: (o.parentId ? "\u21b3 " : "") + o.name + " (" + o.id.slice(0, 8) + ")" }));
+    });
+    var wanted = new URLSearchParams(location.search).get("org");
+    state.org = orgs.some(function (o) { return o.id === wanted; }) ? wanted : orgs.length ? orgs[0].id : "";
+    select.value = state.org;
+  });
+}
+
+/* ---------- objects ---------- */
+function renderObjects(o) {
+  var names = {};
+  o.users.forEach(function (u) { names[u.userId] = u.userName; });
+  var tagNames = {};
+  o.userTags.concat(o.privateKeyTags).forEach(function (t) { tagNames[t.tagId] = t.tagName; });
+  var tagPills = function (ids) { return h("span", null, (ids || []).map(function (id) { return pill(tagNames[id] || id); })); };
+  var quorum = o.organization.rootQuorum;
+  var section = document.getElementById("objects");
+  section.textContent = "";
+  section.appendChild(card("Organization", undefined, table(["name", "id", "parent", "root quorum"], [
+    h("tr", null, [
+      td(o.organization.name), td(o.organization.id, "mono"), td(o.organization.parentId || "\u2014", "mono"),
+      td(quorum.threshold + " of " + quorum.userIds.map(function (id) { return names[id] || id; }).join(", ")),
+    ]),
+  ]), "card-organization"));
+  var grid = h("div", { "class": "grid" });
+  section.appendChild(grid);
+  grid.appendChild(card("Users", o.users.length, table(["name", "email", "tags", "credentials", "id"], o.users.map(function (u) {
+    return h("tr", { "data-testid": "user-row" }, [
+      td(u.userName), td(u.userEmail || ""), td(tagPills(u.userTags)),
+      td(u.apiKeys.length + " API key" + (u.apiKeys.length === 1 ? "" : "s") + (u.authenticators.length ? ", " + u.authenticators.length + " passkey(s)" : "")),
+      td(u.userId, "mono"),
+    ]);
+  })), "card-users"));
+  grid.appendChild(card("User tags", o.userTags.length, table(["name", "members", "id"], o.userTags.map(function (t) {
+    var members = o.users.filter(function (u) { return (u.userTags || []).indexOf(t.tagId) >= 0; }).map(function (u) { return u.userName; });
+    return h("tr", { "data-testid": "tag-row" }, [td(t.tagName), td(members.join(", ")), td(t.tagId, "mono")]);
+  })), "card-user-tags"));
+  section.appendChild(card("Policies", o.policies.length, table(["name", "effect", "condition", "consensus", "notes"], o.policies.map(function (p) {
+    return h("tr", { "data-testid": "policy-row" }, [
+      td(p.policyName), td(short(p.effect).replace(/^EFFECT_/, ""), "effect-" + p.effect),
+      td(p.condition || "\u2014", "mono"), td(p.consensus || "\u2014", "mono"), td(p.notes || ""),
+    ]);
+  })), "card-policies"));
+  grid = h("div", { "class": "grid" });
+  section.appendChild(grid);
+  grid.appendChild(card("API keys", o.apiKeys.length, table(["name", "user", "type", "expires", "id"], o.apiKeys.map(function (k) {
+    var expires = k.expirationSeconds ? when(tsMs(k.createdAt) + Number(k.expirationSeconds) * 1000) : "never";
+    return h("tr", { "data-testid": "api-key-row" }, [
+      td(k.apiKeyName), td(names[k.userId] || k.userId), td(short(k.credential.type).replace(/^CREDENTIAL_TYPE_/, "")), td(expires), td(k.apiKeyId, "mono"),
+    ]);
+  })), "card-api-keys"));
+  grid.appendChild(card("Wallets", o.wallets.length, table(["name", "accounts", "id"], o.wallets.map(function (w) {
+    var accounts = h("div", null, w.accounts.map(function (a) {
+      return h("div", null, [h("span", { "class": "mono", text: a.address }), h("span", { "class": "muted", text: "  " + a.path })]);
+    }));
+    return h("tr", { "data-testid": "wallet-row" }, [td(w.walletName), td(accounts), td(w.walletId, "mono")]);
+  })), "card-wallets"));
+  grid.appendChild(card("Private keys", o.privateKeys.length, table(["name", "curve", "tags", "addresses", "id"], o.privateKeys.map(function (k) {
+    var addresses = h("div", null, k.addresses.map(function (a) { return h("div", { "class": "mono", text: a.address }); }));
+    return h("tr", { "data-testid": "private-key-row" }, [
+      td(k.privateKeyName), td(short(k.curve).replace(/^CURVE_/, "")), td(tagPills(k.privateKeyTags)), td(addresses), td(k.privateKeyId, "mono"),
+    ]);
+  })), "card-private-keys"));
+  grid.appendChild(card("Invitations", o.invitations.length, table(["receiver", "email", "status", "sent by", "id"], o.invitations.map(function (i) {
+    return h("tr", { "data-testid": "invitation-row" }, [
+      td(i.receiverUserName), td(i.receiverEmail), td(short(i.status).replace(/^INVITATION_STATUS_/, "")), td(names[i.senderUserId] || i.senderUserId), td(i.invitationId, "mono"),
+    ]);
+  })), "card-invitations"));
+  grid.appendChild(card("Private key tags", o.privateKeyTags.length, table(["name", "id"], o.privateKeyTags.map(function (t) {
+    return h("tr", null, [td(t.tagName), td(t.tagId, "mono")]);
+  })), "card-private-key-tags"));
+  grid.appendChild(card("Smart contract interfaces", o.smartContractInterfaces.length, table(["label", "type", "address"], o.smartContractInterfaces.map(function (s) {
+    return h("tr", null, [td(s.label), td(short(s.type)), td(s.smartContractAddress, "mono")]);
+  })), "card-contracts"));
+}
+
+/* ---------- activity ---------- */
+function statusClass(a) {
+  if (a.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED") return "waiting";
+  if (a.status === "ACTIVITY_STATUS_COMPLETED") return "done";
+  return "bad";
+}
+function evaluationTable(round) {
+  return table(["policy", "outcome", "why"], round.policies.map(function (p) {
+    return h("tr", null, [td(p.policyName), td(pill(short(p.outcome), "o-" + p.outcome)), td(p.reason || "", "mono")]);
+  }), "no policy applies to this activity type");
+}
+function voteControls(a) {
+  var w = a.waiting;
+  if (!w || !a.fingerprint) return null;
+  if (w.voters.length === 0) return h("div", { "class": "vote muted", text: "everyone who may vote has voted" });
+  var select = h("select", { "data-testid": "voter", "aria-label": "vote as" }, w.voters.map(function (v) { return h("option", { value: v.id, text: v.name }); }));
+  var send = function (approve) {
+    return function (ev) {
+      ev.target.disabled = true;
+      fetch(API + "/organizations/" + encodeURIComponent(state.org) + "/votes", {
+        method: "POST",
+        headers: (function () { var x = { "content-type": "application/json" }; x[VOTE_HEADER] = "1"; return x; })(),
+        body: JSON.stringify({ fingerprint: a.fingerprint, userId: select.value, approve: approve }),
+      }).then(function (r) {
+        return r.json().then(function (body) {
+          if (!r.ok) throw new Error(body && body.message ? body.message : "HTTP " + r.status);
+          toast((approve ? "Approved" : "Rejected") + " as " + select.options[select.selectedIndex].text + ": " + short(a.type));
+        });
+      }).catch(function (e) { toast("Vote refused: " + e.message); }).then(refresh);
+    };
+  };
+  return h("div", { "class": "vote" }, [
+    h("span", { "class": "muted", text: "Vote as" }), select,
+    h("button", { "class": "approve", type: "button", "data-testid": "approve", onclick: send(true), text: "Approve" }),
+    h("button", { "class": "reject", type: "button", "data-testid": "reject", onclick: send(false), text: "Reject" }),
+  ]);
+}
+function renderActivity(feed) {
+  var section = document.getElementById("activity");
+  section.textContent = "";
+  var waiting = feed.filter(function (a) { return a.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED"; }).length;
+  section.appendChild(h("div", { "class": "toolbar" }, [
+    h("h2", null, ["Activity", h("span", { "class": "count", text: feed.length + " shown, " + waiting + " waiting for consensus" })]),
+  ]));
+  if (feed.length === 0) section.appendChild(h("div", { "class": "card empty", text: "no activities yet" }));
+  feed.forEach(function (a) {
+    var reason = null;
+    if (a.waiting) reason = h("div", { "class": "reason", "data-testid": "reason", text: "Waits for " + a.waiting.heldBy + ": " + a.waiting.reason });
+    else if (a.kind === "denial") reason = h("div", { "class": "reason bad", "data-testid": "reason", text: "Denied (nothing recorded): " + a.reason });
+    else if (a.failure) reason = h("div", { "class": "reason bad", "data-testid": "reason", text: "Failed: " + a.failure.message });
+    else if (a.status === "ACTIVITY_STATUS_REJECTED") reason = h("div", { "class": "reason bad", "data-testid": "reason", text: "Rejected by a vote" });
+    var rounds = (a.evaluations || []).map(function (round, i) {
+      return h("div", null, [h("div", { "class": "muted", text: (i === 0 ? "Policies at submission" : "Policies at approval " + i) + " \u00b7 " + when(round.atMs) }), evaluationTable(round)]);
+    });
+    var votes = (a.votes || []).length
+      ? h("div", { "class": "muted" }, ["Votes: "].concat(a.votes.map(function (v) { return pill(v.userName + " " + (v.selection === "VOTE_SELECTION_APPROVED" ? "\u2713" : "\u2717")); })))
+      : null;
+    section.appendChild(h("div", { "class": "card activity " + statusClass(a), "data-testid": "activity", "data-type": a.type, "data-status": a.status }, [
+      h("div", { "class": "head" }, [
+        h("span", { "class": "type", text: short(a.type) }),
+        pill(short(a.status), "st-" + a.status, "status"),
+        h("span", { "class": "muted", text: when(a.createdMs) }),
+        a.submittedBy ? h("span", { "class": "muted", text: "by " + a.submittedBy.name }) : null,
+        a.id ? h("span", { "class": "muted mono", text: a.id }) : null,
+      ]),
+      reason,
+      a.bypassedPolicies ? h("div", { "class": "muted", text: "Ran as the root quorum: policies were not evaluated." }) : null,
+      rounds.length ? h("div", null, rounds) : null,
+      votes,
+      voteControls(a),
+      a.intent ? h("details", null, [h("summary", { text: "request and result" }), h("pre", { "class": "mono", text: JSON.stringify({ intent: a.intent, result: a.result }, null, 2) })]) : null,
+    ]));
+  });
+}
+
+/* ---------- access ---------- */
+var CELL_TEXT = { refused: "\u00b7", alone: "\u2713", "with approvers": "\u2713+", "root quorum": "R", "not proved": "?" };
+var showAllKinds = false;
+var lastMatrix = null;
+function renderAccess(m) {
+  lastMatrix = m;
+  var section = document.getElementById("access");
+  section.textContent = "";
+  var kinds = m.kinds.map(function (k, i) { return i; }).filter(function (k) {
+    return showAllKinds || m.cells.some(function (row, u) { return row[k] !== "refused" && m.users[u].standing === "user"; });
+  });
+  var toggle = h("input", { type: "checkbox", id: "allkinds", onchange: function () { showAllKinds = toggle.checked; renderAccess(lastMatrix); } });
+  toggle.checked = showAllKinds;
+  section.appendChild(h("div", { "class": "toolbar" }, [
+    h("h2", null, ["Access", h("span", { "class": "count", text: m.users.length + " users \u00d7 " + m.kinds.length + " activity kinds, from " + m.policyCount + " policies (proved in " + m.computedMs + " ms)" })]),
+    h("label", null, [toggle, " show every kind (else only kinds some non-root user may submit)"]),
+  ]));
+  section.appendChild(h("div", { "class": "legend muted" }, [
+    h("span", null, [pill(CELL_TEXT.alone, "c-alone"), " allowed alone"]),
+    h("span", null, [pill(CELL_TEXT["with approvers"], "c-with-approvers"), " needs approvals"]),
+    h("span", null, [pill(CELL_TEXT["root quorum"], "c-root-quorum"), " root quorum (policies bypassed)"]),
+    h("span", null, [pill(CELL_TEXT.refused, "c-refused"), " refused (proved)"]),
+    h("span", null, [pill(CELL_TEXT["not proved"], "c-not-proved"), " not proved"]),
+  ]));
+  var head = h("tr", null, [h("th", { "class": "user", text: "user" })].concat(kinds.map(function (k) {
+    return h("th", { "class": "kind", text: short(m.kinds[k]) });
+  })));
+  var rows = m.users.map(function (user, u) {
+    return h("tr", { "data-testid": "access-row", "data-user": user.name }, [
+      h("th", { "class": "user" }, [user.name, user.standing === "user" ? null : h("span", { "class": "muted", text: " (" + user.standing + ")" })]),
+    ].concat(kinds.map(function (k) {
+      var cell = m.cells[u][k];
+      var note = m.notes[u + "," + k];
+      return h("td", {
+        "class": "c-" + cell.replace(/ /g, "-"), "data-kind": m.kinds[k], "data-cell": cell,
+        title: user.name + " \u00b7 " + short(m.kinds[k]) + ": " + cell + (note ? " (" + note + ")" : ""),
+        text: CELL_TEXT[cell] + (note && cell !== "not proved" ? "*" : ""),
+      });
+    })));
+  });
+  if (kinds.length === 0) section.appendChild(h("div", { "class": "card empty", text: "No user outside the root quorum may submit any activity: no policy allows one." }));
+  section.appendChild(h("div", { "class": "matrix-wrap" }, [h("table", { "class": "matrix", "data-testid": "access-matrix" }, [h("thead", null, [head]), h("tbody", null, rows)])]));
+  var notes = h("div", { "class": "card", style: "margin-top:14px" }, [
+    h("div", { "class": "muted", text: "Each cell is the prover's answer for the user submitting that kind of activity: refusals are proved for every request; allowances carry a witness activity the policy evaluator replays. * marks a cell limited to some wallets or keys, or one that waits for the root quorum (hover for details). Users may change their own credentials without a policy; the matrix does not show that." }),
+  ]);
+  if (m.truncated) notes.appendChild(h("div", { "class": "reason bad", text: "The prover stopped at its change limit: cells it did not reach are shown as not proved." }));
+  if (m.notProved.length) {
+    notes.appendChild(h("div", { "class": "reason bad", "data-testid": "not-proved" }, ["Not proved: these clauses are outside the prover's fragment, so the cells that depend on them are unknown: "].concat(m.notProved.map(function (c) { return h("code", { text: c + " " }); }))));
+  }
+  section.appendChild(notes);
+}
+
+/* ---------- navigation and refresh ---------- */
+function show(section) {
+  state.section = SECTIONS.indexOf(section) >= 0 ? section : "objects";
+  SECTIONS.forEach(function (s) { document.getElementById(s).hidden = s !== state.section; });
+  Array.prototype.forEach.call(document.querySelectorAll("nav a"), function (a) {
+    a.className = a.getAttribute("data-section") === state.section ? "active" : "";
+  });
+  refresh();
+}
+var loading = false;
+function refresh() {
+  if (!state.org || loading) return Promise.resolve();
+  loading = true;
+  var org = encodeURIComponent(state.org);
+  var job;
+  if (state.section === "objects") job = getJson("/organizations/" + org + "/objects").then(renderObjects);
+  else if (state.section === "activity") {
+    job = getJson("/organizations/" + org + "/activities").then(function (feed) {
+      // Redraw only on change, so an open vote picker or details block is not reset.
+      var key = JSON.stringify(feed);
+      if (key !== state.feedKey || !document.getElementById("activity").firstChild) { state.feedKey = key; renderActivity(feed); }
+    });
+  } else {
+    document.getElementById("access").insertBefore(h("div", { "class": "muted", "data-testid": "access-loading", text: "proving\u2026" }), document.getElementById("access").firstChild);
+    job = getJson("/organizations/" + org + "/access").then(renderAccess);
+  }
+  return job.catch(function (e) { toast("Could not read the emulator: " + e.message); }).then(function () {
+    loading = false;
+    document.body.setAttribute("data-loaded", state.section);
+  });
+}
+window.addEventListener("hashchange", function () { show(location.hash.slice(1)); });
+document.getElementById("refresh").onclick = function () { state.feedKey = ""; refresh(); };
+document.getElementById("org").onchange = function (e) {
+  state.org = e.target.value;
+  state.feedKey = "";
+  history.replaceState(null, "", "?org=" + encodeURIComponent(state.org) + location.hash);
+  refresh();
+};
+setInterval(function () {
+  if (document.getElementById("auto").checked && state.section === "activity" && !document.hidden) refresh();
+}, 2000);
+loadOrganizations().then(function () { show(location.hash.slice(1) || "objects"); }, function (e) { toast("Could not read the emulator: " + e.message); });
+})();
+`;
