@@ -83,6 +83,8 @@ interface Waiting {
   readonly threshold?: number;
   /** Users the dashboard may vote as: quorum members (or, for a policy's consensus, users) who have not voted. */
   readonly voters: readonly { id: string; name: string }[];
+  /** The policies evaluated now, with the approvals so far. */
+  readonly now: readonly EvaluationLine[];
 }
 
 const MAX_FEED = 200;
@@ -152,32 +154,36 @@ function submitterOf(store: Store, row: ActivityRow, nameOf: (userId: string) =>
   return userId === undefined ? undefined : { id: userId, name: nameOf(userId) };
 }
 
-/** Why a CONSENSUS_NEEDED activity waits, with the evaluator's reasons for a policy's consensus. */
+/**
+ * Why a CONSENSUS_NEEDED activity waits. The policies are evaluated again with the approvals so
+ * far (the evaluator's reasons, as an approval would see them now).
+ */
 function waitingOf(store: Store, row: ActivityRow, nowMs: number, nameOf: (id: string) => string): Waiting {
   const voted = new Set(store.consensus.votes(row.id).map((v) => v.user_id));
   const approvals = approvingVoters(store, row.id);
-  const usersOf = (ids: readonly string[]) =>
-    ids.filter((id) => !voted.has(id)).map((id) => ({ id, name: store.users.get(row.org_id, id)?.name ?? id }));
+  const userName = (id: string) => store.users.get(row.org_id, id)?.name ?? id;
+  const usersOf = (ids: readonly string[]) => ids.filter((id) => !voted.has(id)).map((id) => ({ id, name: userName(id) }));
+  const pending = store.consensus.pending(row.id);
+  const parameters = pending ? (JSON.parse(pending.parameters_json) as unknown) : null;
+  const decision = gateApproval({ db: store.db, store, organizationId: row.org_id, nowMs }, row.type, parameters, approvals);
+  const now: EvaluationLine[] = decision.evaluations.map((e) => ({ policyId: e.policyId, policyName: nameOf(e.policyId), outcome: e.outcome, reason: e.reason }));
   if (heldByPolicy(store, row)) {
-    const pending = store.consensus.pending(row.id);
-    const parameters = pending ? (JSON.parse(pending.parameters_json) as unknown) : null;
-    const decision = gateApproval({ db: store.db, store, organizationId: row.org_id, nowMs }, row.type, parameters, approvals);
-    const waitingOn = decision.evaluations
-      .filter((e) => e.outcome === "OUTCOME_REQUIRES_CONSENSUS")
-      .map((e) => `${nameOf(e.policyId)}: ${e.reason}`);
+    const waitingOn = now.filter((e) => e.outcome === "OUTCOME_REQUIRES_CONSENSUS").map((e) => `${e.policyName}: ${e.reason}`);
     return {
       heldBy: "policy consensus",
       reason: waitingOn.length > 0 ? `an ALLOW policy's consensus does not hold yet (${waitingOn.join("; ")})` : decision.reason,
       approvals: approvals.length,
       voters: usersOf(store.users.list(row.org_id).map((u) => u.id)),
+      now,
     };
   }
   const quorum = rootQuorumOf(store, row.org_id);
   return {
     heldBy: "root quorum",
-    reason: `the root quorum needs ${quorum.threshold} approvals; ${approvals.length} so far (${approvals.map((a) => store.users.get(row.org_id, a.userId)?.name ?? a.userId).join(", ")})`,
+    reason: `the root quorum needs ${quorum.threshold} approvals; ${approvals.length} so far (${approvals.map((a) => userName(a.userId)).join(", ")}), and no policy allowed the submitter to act alone`,
     approvals: approvals.length,
     threshold: quorum.threshold,
     voters: usersOf(quorum.userIds),
+    now,
   };
 }

@@ -163,10 +163,11 @@ function statusClass(a) {
   if (a.status === "ACTIVITY_STATUS_COMPLETED") return "done";
   return "bad";
 }
-function evaluationTable(round) {
-  return table(["policy", "outcome", "why"], round.policies.map(function (p) {
-    return h("tr", null, [td(p.policyName), td(pill(short(p.outcome), "o-" + p.outcome)), td(p.reason || "", "mono")]);
-  }), "no policy applies to this activity type");
+function evaluationTable(policies) {
+  var why = policies.some(function (p) { return p.reason; });
+  return table(why ? ["policy", "outcome", "why"] : ["policy", "outcome"], policies.map(function (p) {
+    return h("tr", null, [td(p.policyName), td(pill(short(p.outcome), "o-" + p.outcome)), why ? td(p.reason || "", "mono") : null]);
+  }), "the organization has no policies");
 }
 function voteControls(a) {
   var w = a.waiting;
@@ -209,8 +210,9 @@ function renderActivity(feed) {
     else if (a.failure) reason = h("div", { "class": "reason bad", "data-testid": "reason", text: "Failed: " + a.failure.message });
     else if (a.status === "ACTIVITY_STATUS_REJECTED") reason = h("div", { "class": "reason bad", "data-testid": "reason", text: "Rejected by a vote" });
     var rounds = (a.evaluations || []).map(function (round, i) {
-      return h("div", null, [h("div", { "class": "muted", text: (i === 0 ? "Policies at submission" : "Policies at approval " + i) + " \u00b7 " + when(round.atMs) }), evaluationTable(round)]);
+      return h("div", null, [h("div", { "class": "muted", text: (i === 0 ? "Policies at submission" : "Policies at approval " + i) + " \u00b7 " + when(round.atMs) }), evaluationTable(round.policies)]);
     });
+    if (a.waiting) rounds.push(h("div", { "data-testid": "evaluation-now" }, [h("div", { "class": "muted", text: "Policies now, with the approvals so far" }), evaluationTable(a.waiting.now)]));
     var votes = (a.votes || []).length
       ? h("div", { "class": "muted" }, ["Votes: "].concat(a.votes.map(function (v) { return pill(v.userName + " " + (v.selection === "VOTE_SELECTION_APPROVED" ? "\u2713" : "\u2717")); })))
       : null;

@@ -62,7 +62,7 @@ code, .mono { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, mono
 details summary { cursor: pointer; color: var(--muted); margin-top: 6px; }
 pre { margin: 6px 0 0; padding: 8px; background: var(--bg); border-radius: 6px; overflow: auto; max-height: 280px; }
 .toolbar { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; margin-bottom: 10px; }
-.matrix-wrap { overflow: auto; max-height: 70vh; border: 1px solid var(--line); border-radius: 8px; background: var(--panel); }
+.matrix-wrap { width: fit-content; max-width: 100%; overflow: auto; max-height: 70vh; border: 1px solid var(--line); border-radius: 8px; background: var(--panel); }
 table.matrix { width: auto; }
 table.matrix th.kind { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; font-size: 11px; padding: 8px 3px; position: sticky; top: 0; background: var(--panel); }
 table.matrix th.user { position: sticky; left: 0; background: var(--panel); white-space: nowrap; z-index: 1; }
