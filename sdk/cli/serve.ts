@@ -79,6 +79,7 @@ export function serveCommand(): Command {
         `keyform emulator listening on ${emulator.url} (organization ${emulator.bootstrap.organizationId}; ` +
           `credentials in ${path.join(dataDir, "bootstrap.json")})\n`,
       );
+      process.stdout.write(`keyform emulator dashboard: ${emulator.url}/\n`);
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;

@@ -195,15 +195,28 @@ function voteControls(a) {
     h("button", { "class": "reject", type: "button", "data-testid": "reject", onclick: send(false), text: "Reject" }),
   ]);
 }
+var activityFilter = "all";
 function renderActivity(feed) {
   var section = document.getElementById("activity");
   section.textContent = "";
   var waiting = feed.filter(function (a) { return a.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED"; }).length;
+  var filter = h("select", { "data-testid": "activity-filter", "aria-label": "show", onchange: function () { activityFilter = filter.value; renderActivity(feed); } }, [
+    h("option", { value: "all", text: "all activities" }),
+    h("option", { value: "waiting", text: "waiting for consensus" }),
+    h("option", { value: "refused", text: "denied, failed or rejected" }),
+  ]);
+  filter.value = activityFilter;
   section.appendChild(h("div", { "class": "toolbar" }, [
     h("h2", null, ["Activity", h("span", { "class": "count", text: feed.length + " shown, " + waiting + " waiting for consensus" })]),
+    filter,
   ]));
-  if (feed.length === 0) section.appendChild(h("div", { "class": "card empty", text: "no activities yet" }));
-  feed.forEach(function (a) {
+  var shown = feed.filter(function (a) {
+    if (activityFilter === "waiting") return a.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED";
+    if (activityFilter === "refused") return statusClass(a) === "bad";
+    return true;
+  });
+  if (shown.length === 0) section.appendChild(h("div", { "class": "card empty", text: feed.length === 0 ? "no activities yet" : "none of these" }));
+  shown.forEach(function (a) {
     var reason = null;
     if (a.waiting) reason = h("div", { "class": "reason", "data-testid": "reason", text: "Waits for " + a.waiting.heldBy + ": " + a.waiting.reason });
     else if (a.kind === "denial") reason = h("div", { "class": "reason bad", "data-testid": "reason", text: "Denied (nothing recorded): " + a.reason });
@@ -212,7 +225,13 @@ function renderActivity(feed) {
     var rounds = (a.evaluations || []).map(function (round, i) {
       return h("div", null, [h("div", { "class": "muted", text: (i === 0 ? "Policies at submission" : "Policies at approval " + i) + " \u00b7 " + when(round.atMs) }), evaluationTable(round.policies)]);
     });
-    if (a.waiting) rounds.push(h("div", { "data-testid": "evaluation-now" }, [h("div", { "class": "muted", text: "Policies now, with the approvals so far" }), evaluationTable(a.waiting.now)]));
+    if (a.waiting) {
+      // What decides a waiting activity is the evaluation now; the recorded ones are history.
+      rounds = [
+        h("div", { "data-testid": "evaluation-now" }, [h("div", { "class": "muted", text: "Policies now, with the approvals so far" }), evaluationTable(a.waiting.now)]),
+        rounds.length ? h("details", null, [h("summary", { text: "recorded evaluations (" + rounds.length + ")" })].concat(rounds)) : null,
+      ];
+    }
     var votes = (a.votes || []).length
       ? h("div", { "class": "muted" }, ["Votes: "].concat(a.votes.map(function (v) { return pill(v.userName + " " + (v.selection === "VOTE_SELECTION_APPROVED" ? "\u2713" : "\u2717")); })))
       : null;
@@ -235,6 +254,7 @@ function renderActivity(feed) {
 }
 
 /* ---------- access ---------- */
+var CELL_WORDS = { refused: "refused (proved for every request)", alone: "allowed alone", "with approvers": "allowed with approvals", "root quorum": "the user alone is the root quorum: policies are bypassed", "not proved": "not proved" };
 var CELL_TEXT = { refused: "\u00b7", alone: "\u2713", "with approvers": "\u2713+", "root quorum": "R", "not proved": "?" };
 var showAllKinds = false;
 var lastMatrix = null;
@@ -267,13 +287,15 @@ function renderAccess(m) {
     ].concat(kinds.map(function (k) {
       var cell = m.cells[u][k];
       var note = m.notes[u + "," + k];
+      var about = user.name + " \u00b7 " + short(m.kinds[k]) + ": " + CELL_WORDS[cell] + (note ? " (" + note + ")" : "");
       return h("td", {
-        "class": "c-" + cell.replace(/ /g, "-"), "data-kind": m.kinds[k], "data-cell": cell,
-        title: user.name + " \u00b7 " + short(m.kinds[k]) + ": " + cell + (note ? " (" + note + ")" : ""),
+        "class": "c-" + cell.replace(/ /g, "-"), "data-kind": m.kinds[k], "data-cell": cell, title: about,
         text: CELL_TEXT[cell] + (note && cell !== "not proved" ? "*" : ""),
+        onclick: function () { document.getElementById("cell-about").textContent = about; },
       });
     })));
   });
+  section.appendChild(h("div", { id: "cell-about", "class": "muted", "data-testid": "cell-about", text: "Click a cell for what it means." }));
   if (kinds.length === 0) section.appendChild(h("div", { "class": "card empty", text: "No user outside the root quorum may submit any activity: no policy allows one." }));
   section.appendChild(h("div", { "class": "matrix-wrap" }, [h("table", { "class": "matrix", "data-testid": "access-matrix" }, [h("thead", null, [head]), h("tbody", null, rows)])]));
   var notes = h("div", { "class": "card", style: "margin-top:14px" }, [

@@ -73,6 +73,8 @@ table.matrix td { text-align: center; padding: 3px; min-width: 26px; border: 1px
 .c-root-quorum { background: var(--info-bg); color: var(--accent); }
 .c-not-proved { background: var(--bad-bg); color: var(--bad); font-weight: 700; }
 .legend span { margin-right: 10px; }
+#cell-about { margin: 6px 0 8px; min-height: 1.4em; }
+table.matrix td { cursor: pointer; }
 #toast { position: fixed; bottom: 16px; right: 16px; max-width: 480px; padding: 8px 14px; border-radius: 8px; background: var(--text); color: var(--bg); opacity: 0; transition: opacity .2s; pointer-events: none; }
 #toast.show { opacity: .95; }
 `;
