@@ -75,6 +75,7 @@ beforeAll(async () => {
   await root.createPolicy({ policyName: "developers create wallets", effect: "EFFECT_ALLOW", condition: CAROL_MAY_CREATE_WALLETS, notes: "" });
   await root.createPolicy({ policyName: "nobody deletes users", effect: "EFFECT_DENY", condition: "activity.resource == 'USER' && activity.action == 'DELETE'", notes: "" });
   await root.createPolicy({ policyName: "signing needs two approvers", effect: "EFFECT_ALLOW", condition: SIGNING, consensus: "approvers.count() >= 2", notes: "" });
+  await root.createPolicy({ policyName: "key tags need a second approver", effect: "EFFECT_ALLOW", condition: "activity.type == 'ACTIVITY_TYPE_CREATE_PRIVATE_KEY_TAG'", consensus: "approvers.count() >= 2", notes: "" });
   // Credentials are outside the prover's fragment: the matrix must say "not proved" for it.
   await root.createPolicy({ policyName: "API keys write policies", effect: "EFFECT_ALLOW", condition: "activity.resource == 'POLICY' && activity.action == 'CREATE'", consensus: CREDENTIAL_CLAUSE, notes: "" });
   await root.createWallet({ walletName: "treasury", accounts: [ETH] });
@@ -138,6 +139,32 @@ describe("dashboard endpoints", () => {
     expect((await outsider.json()).message).toMatch(/not a member of the root quorum/);
   });
 
+  it("votes as a chosen user on an activity a policy's consensus holds, through the emulator's consensus code", async () => {
+    const held = await carol.submitActivity("createPrivateKeyTag", { privateKeyTagName: "carol-keys", privateKeyIds: [] }, { allowIncomplete: true });
+    expect(held.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    const waiting = (await getJson(`${API}/organizations/${orgId}/activities`)).find((a: any) => a.id === held.id);
+    expect(waiting.waiting).toMatchObject({ heldBy: "policy consensus", approvals: 1 });
+    expect(waiting.waiting.reason).toMatch(/key tags need a second approver/);
+    expect(waiting.waiting.voters.map((v: { name: string }) => v.name).sort()).toEqual(["approver-bo", "root"]);
+    expect(waiting.waiting.now).toContainEqual(expect.objectContaining({ policyName: "key tags need a second approver", outcome: "OUTCOME_REQUIRES_CONSENSUS" }));
+
+    const vote = await fetch(`${t.emulator.url}${API}/organizations/${orgId}/votes`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-keyform-dashboard": "1" },
+      body: JSON.stringify({ fingerprint: held.fingerprint, userId: approverId, approve: true }),
+    });
+    expect(vote.status).toBe(200);
+    // The vote is an approve_activity of approver-bo, and the held activity ran.
+    expect((await vote.json()).activity).toMatchObject({ type: "ACTIVITY_TYPE_APPROVE_ACTIVITY", status: "ACTIVITY_STATUS_COMPLETED" });
+    const done = (await root.getActivity({ activityId: held.id })).activity;
+    expect(done.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect(done.votes.map((v) => v.userId).sort()).toEqual([carolId, approverId].sort());
+    expect((await root.listPrivateKeyTags()).privateKeyTags.map((tag) => tag.tagName)).toContain("carol-keys");
+    const settled = (await getJson(`${API}/organizations/${orgId}/activities`)).find((a: any) => a.id === held.id);
+    const outcomes = settled.evaluations.map((round: any) => round.policies.find((p: any) => p.policyName === "key tags need a second approver").outcome);
+    expect(outcomes).toEqual(["OUTCOME_REQUIRES_CONSENSUS", "OUTCOME_ALLOW"]);
+  });
+
   it("gives an access matrix whose allowed cells the policy evaluator confirms", async () => {
     const matrix = await getJson(`${API}/organizations/${orgId}/access`);
     const carolRow = matrix.users.findIndex((u: { id: string }) => u.id === carolId);
@@ -194,6 +221,7 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
       expect.stringContaining("developers create wallets"),
       expect.stringContaining("nobody deletes users"),
       expect.stringContaining("signing needs two approvers"),
+      expect.stringContaining("key tags need a second approver"),
       expect.stringContaining("API keys write policies"),
     ]);
     expect(await section.getByTestId("private-key-row").innerText()).toContain("hot-signer");
