@@ -161,6 +161,8 @@ describe("dashboard endpoints", () => {
     expect(done.votes.map((v) => v.userId).sort()).toEqual([carolId, approverId].sort());
     expect((await root.listPrivateKeyTags()).privateKeyTags.map((tag) => tag.tagName)).toContain("carol-keys");
     const settled = (await getJson(`${API}/organizations/${orgId}/activities`)).find((a: any) => a.id === held.id);
+    const approval = (await getJson(`${API}/organizations/${orgId}/activities`)).find((a: any) => a.type === "ACTIVITY_TYPE_APPROVE_ACTIVITY");
+    expect(approval).toMatchObject({ votesOn: { id: held.id, type: held.type }, notEvaluated: "vote" });
     const outcomes = settled.evaluations.map((round: any) => round.policies.find((p: any) => p.policyName === "key tags need a second approver").outcome);
     expect(outcomes).toEqual(["OUTCOME_REQUIRES_CONSENSUS", "OUTCOME_ALLOW"]);
   });
@@ -250,6 +252,7 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
     await completed.first().waitFor();
     expect(await completed.first().innerText()).toMatch(/root ✓[\s\S]*approver-bo ✓/);
     await expect(page.locator("[data-testid=activity][data-status=ACTIVITY_STATUS_CONSENSUS_NEEDED]").count()).resolves.toBe(0);
+    await shot("activity-approved");
 
     // The organization changed: the client reads the new tag and the completed activity.
     expect((await root.listUserTags()).userTags.map((tag) => tag.tagName)).toContain("auditors");

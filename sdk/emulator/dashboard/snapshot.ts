@@ -89,6 +89,9 @@ interface Waiting {
 
 const MAX_FEED = 200;
 
+/** Votes are never decided by policies. */
+const VOTE_TYPES: ReadonlySet<string> = new Set(["ACTIVITY_TYPE_APPROVE_ACTIVITY", "ACTIVITY_TYPE_REJECT_ACTIVITY"]);
+
 /** The activity feed, newest first: recorded activities and the denials kept in memory. */
 export function feedOf(store: Store, organizationId: string, denials: readonly PolicyDenial[], nowMs: number) {
   if (!store.organizations.get(organizationId)) return undefined;
@@ -123,7 +126,9 @@ export function feedOf(store: Store, organizationId: string, denials: readonly P
         votes: store.consensus.votes(row.id).map((v) => ({ userId: v.user_id, userName: userName(v.user_id), selection: v.selection, atMs: v.created_ms })),
         evaluations: recorded,
         waiting: row.status === CONSENSUS_NEEDED ? waitingOf(store, row, nowMs, nameOf) : undefined,
-        bypassedPolicies: recorded.length === 0 && row.status !== CONSENSUS_NEEDED,
+        votesOn: VOTE_TYPES.has(row.type) ? voteTargetOf(store, view.intent) : undefined,
+        // No evaluation recorded: a vote (never gated) or an activity of the root quorum acting alone.
+        notEvaluated: recorded.length > 0 || row.status === CONSENSUS_NEEDED ? undefined : VOTE_TYPES.has(row.type) ? "vote" : "root quorum",
       };
     });
     const denied = denials
@@ -145,6 +150,13 @@ export function feedOf(store: Store, organizationId: string, denials: readonly P
       }));
     return [...activities, ...denied].sort((a, b) => b.createdMs - a.createdMs).slice(0, MAX_FEED);
   })();
+}
+
+/** The activity a vote names (by fingerprint), if it still exists. */
+function voteTargetOf(store: Store, intent: Record<string, unknown>): { id: string; type: string } | undefined {
+  const parameters = Object.values(intent)[0] as { fingerprint?: unknown } | undefined;
+  const target = typeof parameters?.fingerprint === "string" ? store.activities.findByFingerprint(parameters.fingerprint) : undefined;
+  return target ? { id: target.id, type: target.type } : undefined;
 }
 
 /** The submitter of an activity that waited for consensus (its first vote is the submission); else unknown (the log does not keep it). */
