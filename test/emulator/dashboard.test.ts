@@ -265,6 +265,20 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
     expect(await page.getByTestId("section-objects").getByTestId("tag-row").allInnerTexts()).toEqual([expect.stringContaining("developers"), expect.stringContaining("auditors")]);
   });
 
+  it("rejects a pending activity in the page: it is REJECTED and changes nothing", async () => {
+    const pending = await root.submitActivity("createUserTag", { userTagName: "never", userIds: [] }, { allowIncomplete: true });
+    expect(pending.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    await open("activity");
+    const card = page.locator("[data-testid=activity][data-status=ACTIVITY_STATUS_CONSENSUS_NEEDED]");
+    await card.getByTestId("voter").selectOption({ label: "approver-bo" });
+    await card.getByTestId("reject").click();
+    const rejected = page.locator("[data-testid=activity][data-status=ACTIVITY_STATUS_REJECTED]");
+    await rejected.waitFor();
+    expect(await rejected.innerText()).toMatch(/Rejected by a vote[\s\S]*approver-bo ✗/);
+    expect((await root.getActivity({ activityId: pending.id })).activity.status).toBe("ACTIVITY_STATUS_REJECTED");
+    expect((await root.listUserTags()).userTags.map((tag) => tag.tagName)).not.toContain("never");
+  });
+
   it("shows the access matrix, with Carol allowed to create wallets alone", async () => {
     await open("access");
     const matrix = page.getByTestId("access-matrix");
