@@ -191,6 +191,26 @@ describe("dashboard endpoints", () => {
   });
 });
 
+describe("dashboard access matrix without an ALLOW policy", () => {
+  it("refuses every kind to a user outside the root quorum; the root quorum alone has every kind", async () => {
+    const fresh = await startTestEmulator();
+    try {
+      const { userIds } = await fresh.client.createUsers({
+        users: [{ userName: "visitor", apiKeys: [{ apiKeyName: "visitor-key", publicKey: generateApiKeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [], userTags: [] }],
+      });
+      await fresh.client.createPolicy({ policyName: "no exports", effect: "EFFECT_DENY", condition: "activity.action == 'EXPORT'", notes: "" });
+      const response = await fetch(`${fresh.emulator.url}${API}/organizations/${fresh.emulator.bootstrap.organizationId}/access`);
+      const matrix = await response.json();
+      const row = (id: string) => matrix.cells[matrix.users.findIndex((u: { id: string }) => u.id === id)];
+      expect(new Set(row(userIds[0]!))).toEqual(new Set(["refused"]));
+      expect(new Set(row(fresh.emulator.bootstrap.userId))).toEqual(new Set(["root quorum"]));
+      expect(matrix.kinds.length).toBeGreaterThan(50);
+    } finally {
+      await fresh.stop();
+    }
+  });
+});
+
 describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
   let browser: Browser;
   let page: Page;

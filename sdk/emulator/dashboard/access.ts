@@ -77,9 +77,12 @@ async function computeMatrix(
   const kindIndex = new Map(kinds.map((kind, i) => [kind, i]));
   const standingOf = (id: string) => (!quorum.userIds.includes(id) ? "user" : quorum.threshold <= 1 ? "root quorum" : "quorum member");
   const rows = users.map((u) => ({ id: u.id, name: u.name, standing: standingOf(u.id) as AccessMatrix["users"][number]["standing"] }));
-  // Without users the prover makes some up; with none, there is nothing to show.
+  // Without users the prover makes some up, so with none there is nothing to ask it; without an
+  // ALLOW policy nothing is allowed (the decision rule needs one), no search needed.
   const diff: AccessDiff | undefined =
-    users.length === 0 ? undefined : await diffPolicies([], policies, { users: users.map((u) => ({ id: u.id, tags: u.tags, email: u.email, alias: u.name })) });
+    users.length === 0 || !policies.some((p) => p.effect === "EFFECT_ALLOW")
+      ? undefined
+      : await diffPolicies([], policies, { users: users.map((u) => ({ id: u.id, tags: u.tags, email: u.email, alias: u.name })) });
   const cells: AccessCell[][] = rows.map(() => kinds.map((): AccessCell => (diff?.truncated ? "not proved" : "refused")));
   const notes: Record<string, string> = {};
   const rank: Record<AccessCell, number> = { refused: 0, "not proved": 1, "with approvers": 2, alone: 3, "root quorum": 4 };
