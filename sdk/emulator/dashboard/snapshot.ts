@@ -92,7 +92,7 @@ const MAX_FEED = 200;
 /** Votes are never decided by policies. */
 const VOTE_TYPES: ReadonlySet<string> = new Set(["ACTIVITY_TYPE_APPROVE_ACTIVITY", "ACTIVITY_TYPE_REJECT_ACTIVITY"]);
 
-/** The activity feed, newest first: recorded activities and the denials kept in memory. */
+/** The activity feed, newest first: the newest recorded activities, every waiting one, and the denials kept in memory. */
 export function feedOf(store: Store, organizationId: string, denials: readonly PolicyDenial[], nowMs: number) {
   if (!store.organizations.get(organizationId)) return undefined;
   return store.db.transaction(() => {
@@ -102,7 +102,11 @@ export function feedOf(store: Store, organizationId: string, denials: readonly P
     // A voter belongs to the organization or, for a sub-organization, its parent.
     const userName = (id: string) => (store.users.get(organizationId, id) ?? (org?.parent_id ? store.users.get(org.parent_id, id) : undefined))?.name ?? id;
     const evaluations = policyEvaluationStoreOf(store.db);
-    const activities = store.activities.list(organizationId, { limit: MAX_FEED }).map((row) => {
+    // The newest activities, and every one still waiting, however old: those need a vote.
+    const recent = store.activities.list(organizationId, { limit: MAX_FEED });
+    const waiting = store.activities.list(organizationId, { statuses: [CONSENSUS_NEEDED], limit: MAX_FEED });
+    const rows = [...recent, ...waiting.filter((row) => !recent.some((r) => r.id === row.id))];
+    const activities = rows.map((row) => {
       const view = activityView(row, store);
       const recorded = evaluations.ofActivity(organizationId, row.id).map((e) => ({
         voteId: e.vote_id,
@@ -148,7 +152,7 @@ export function feedOf(store: Store, organizationId: string, denials: readonly P
           },
         ],
       }));
-    return [...activities, ...denied].sort((a, b) => b.createdMs - a.createdMs).slice(0, MAX_FEED);
+    return [...activities, ...denied].sort((a, b) => b.createdMs - a.createdMs);
   })();
 }
 
