@@ -15,7 +15,7 @@
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Dispatcher, PolicyDenial } from "../dispatch";
-import { invalidArgument, notFound } from "../errors";
+import { EmulatorError, GrpcCode, invalidArgument, notFound } from "../errors";
 import { AccessMatrixCache } from "./access";
 import { PAGE_HTML } from "./assets/page";
 import { SCRIPT_JS } from "./assets/script";
@@ -58,9 +58,15 @@ export function registerDashboard(app: FastifyInstance, dispatcher: () => Dispat
   app.get<{ Params: { id: string } }>(`${DASHBOARD_API}/organizations/:id/activities`, (req, reply) =>
     json(reply, found(feedOf(dispatcher().store, req.params.id, denials, Date.now()), req.params.id)),
   );
-  app.get<{ Params: { id: string } }>(`${DASHBOARD_API}/organizations/:id/access`, async (req, reply) =>
-    json(reply, await found(access.matrixOf(dispatcher().store, req.params.id), req.params.id)),
-  );
+  app.get<{ Params: { id: string } }>(`${DASHBOARD_API}/organizations/:id/access`, async (req, reply) => {
+    const matrix = found(access.matrixOf(dispatcher().store, req.params.id), req.params.id);
+    try {
+      return json(reply, await matrix);
+    } catch (error) {
+      // Say what failed in the page rather than a bare "internal error".
+      throw new EmulatorError(GrpcCode.INTERNAL, `access matrix: the policy prover failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
   app.post<{ Params: { id: string } }>(`${DASHBOARD_API}/organizations/:id/votes`, (req, reply) => {
     if (req.headers[DASHBOARD_VOTE_HEADER] === undefined) throw invalidArgument(`${DASHBOARD_VOTE_HEADER}: header required for a dashboard vote`);
     const vote = voteRequest(req.body);
