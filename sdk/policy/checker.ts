@@ -9,7 +9,7 @@
 import type { Expr } from "./ast";
 import { PolicySyntaxError, type Position } from "./errors";
 import { parseCronSpan, parseTimestamp } from "./time";
-import { assignable, BOOL, DYN, INT, KEYWORDS, listOf, STRING, TIMESTAMP, typeName, type ExpressionKind, type Type } from "./types";
+import { assignable, BOOL, DYN, INT, isNumeric, KEYWORDS, listOf, STRING, TIMESTAMP, typeName, type ExpressionKind, type Type } from "./types";
 
 const LIST_METHODS = ["all", "any", "filter", "contains", "count"];
 
@@ -110,7 +110,7 @@ class Checker {
       if (!assignable(left, right)) mismatch();
       return BOOL;
     }
-    const ordered = (t: Type) => t.t === "int" || t.t === "timestamp" || t.t === "dyn";
+    const ordered = (t: Type) => isNumeric(t) || t.t === "timestamp" || t.t === "dyn";
     if (!ordered(left) || !ordered(right) || !assignable(left, right)) {
       fail(expr.position, `'${expr.op}' orders ints or timestamps, not ${typeName(left)} and ${typeName(right)}`);
     }
@@ -125,6 +125,7 @@ class Checker {
       if (object.open) return DYN;
       return fail(position, `${object.name} has no field '${name}'; its fields are ${Object.keys(object.fields).join(", ")}`);
     }
+    if (object.t === "map") return fail(position, `${typeName(object)} is read by key: write ['${name}'], not .${name}`);
     if (object.t === "list" && LIST_METHODS.includes(name)) {
       return fail(position, `'${name}' is a method: write ${name}(${name === "count" ? "" : "…"})`);
     }
@@ -177,6 +178,10 @@ class Checker {
     if (object.t === "dyn") {
       if (index.t !== "int" && index.t !== "string" && index.t !== "dyn") fail(indexExpr.position, `an index is an int or a string key, found ${typeName(index)}`);
       return DYN;
+    }
+    if (object.t === "map") {
+      if (index.t !== "string" && index.t !== "dyn") fail(indexExpr.position, `a ${typeName(object)} is read by a string key, found ${typeName(index)}`);
+      return object.of;
     }
     if (object.t === "list" || object.t === "string") {
       if (!assignable(index, INT)) fail(indexExpr.position, `a ${typeName(object)} index must be an int, found ${typeName(index)}`);
