@@ -139,7 +139,7 @@ function fill(name, page) {
     return `0x${digit.repeat(40)}`;
   }
   if (n.includes("SPARK")) return `sp1${digit.repeat(40)}`;
-  if (n.includes("TX_ID")) return digit.repeat(64);
+  if (n.includes("TX_ID")) return `${digit}f`.repeat(32);
   if (/TAG|_ID|^ID$|LEAF/.test(n)) return `${n.toLowerCase().replace(/_/g, "-")}-0000-4000-8000-00000000000${digit}`;
   return `${n.toLowerCase()}-value`;
 }
@@ -162,23 +162,28 @@ function examples(path) {
     const line = page.slice(0, block.index).split("\n").length;
     const heading = [...page.slice(0, block.index).matchAll(/^#{2,5}\s+(.*)$/gm)].pop()?.[1].trim() ?? "";
     const raw = block[2].replace(/^\s*\/\/.*$/gm, "");
-    const placeholders = new Set();
-    const filled = raw.replace(/<([A-Za-z][A-Za-z0-9_ ]*)>/g, (_, name) => {
-      placeholders.add(name);
-      return fill(name, path);
-    });
     let parsed;
     try {
-      parsed = JSON.parse(filled);
+      parsed = JSON.parse(raw);
     } catch (error) {
       found.push({ page: path, line, heading, unparsable: `${error.message}`, text: raw.trim() });
       continue;
     }
     for (const policy of policiesOf(parsed)) {
-      const entry = { page: path, line, heading, placeholders: [...placeholders].sort() };
+      const placeholders = new Set();
+      const entry = { page: path, line, heading };
       for (const key of ["policyName", "effect", "condition", "consensus", "time"]) {
-        if (typeof policy[key] === "string") entry[key] = policy[key];
+        if (typeof policy[key] !== "string") continue;
+        // In an expression a placeholder written without quotes stands for a literal of its kind: a quoted string, or digits for numbers.
+        const expression = key !== "policyName" && key !== "effect";
+        entry[key] = policy[key].replace(/(')?<([A-Za-z][A-Za-z0-9_ ]*)>/g, (_, quote, name) => {
+          placeholders.add(name);
+          const value = fill(name, path);
+          if (quote || !expression || /^\d+$/.test(value)) return `${quote ?? ""}${value}`;
+          return `'${value}'`;
+        });
       }
+      entry.placeholders = [...placeholders].sort();
       found.push(entry);
     }
   }
