@@ -13,6 +13,7 @@
 import { compiledExpression } from "./compile";
 import type { Diagnostic } from "./errors";
 import { lintCoverage } from "./coverage";
+import { lintPolicyPitfalls } from "./docs-lints";
 import { lintSigningScope } from "./lints";
 import type { ExpressionKind } from "./types";
 
@@ -67,7 +68,8 @@ export function checkPolicy(policy: DeclaredExpressions): PropertyDiagnostic[] {
     if (!condition || condition.expr) {
       const present = (text: string | null | undefined) => text !== undefined && text !== null && text.trim() !== "";
       const shape = { effect: policy.effect, condition: condition?.expr, hasConsensus: present(policy.consensus), hasTime: present(policy.time) };
-      for (const d of [...lintSigningScope(policy.effect, condition?.expr), ...lintCoverage(shape)]) found.push({ ...d, property: "condition" });
+      const policyLints = [...lintSigningScope(policy.effect, condition?.expr), ...lintCoverage(shape), ...lintPolicyPitfalls(policy.effect, condition?.expr)];
+      for (const d of policyLints) found.push({ ...d, property: "condition" });
     }
   }
   return found;

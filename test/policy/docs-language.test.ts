@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { activityFacts, activityKind } from "../../sdk/policy/activity";
+import { checkPolicy } from "../../sdk/policy";
 import { activityCatalog, activityTypeInfo, keywordAvailable, keywordsFor, latestTypeOf } from "../../sdk/policy/catalog";
 import { ACTIONS, KEYWORDS, RESOURCES, typeName, type Type } from "../../sdk/policy/types";
 import docs from "./fixtures/docs-language.json";
@@ -210,5 +211,35 @@ describe("the fixtures are the docs of today", () => {
   it.skipIf(!existsSync(DOCS_GIT))("scripts/policy-docs-fixtures.mjs --check finds no drift", () => {
     const script = join(__dirname, "..", "..", "scripts", "policy-docs-fixtures.mjs");
     expect(() => execFileSync(process.execPath, [script, "--check", "--docs", DOCS_GIT], { encoding: "utf8", stdio: "pipe" })).not.toThrow();
+  });
+});
+
+describe("lints from the docs' notes on chain payloads", () => {
+  const rules = (effect: string, condition: string) => checkPolicy({ effect, condition }).filter((d) => d.severity === "warning").map((d) => d.rule);
+
+  it("a Solana denylist that ignores address lookup tables warns; one guarded by the lookups or the placeholder does not, nor an allowlist", () => {
+    const denylist = "solana.tx.transfers.any(t, t.to == 'So1bad')";
+    expect(rules("EFFECT_DENY", denylist)).toContain("solana-address-lookup");
+    expect(rules("EFFECT_DENY", `${denylist} || solana.tx.address_table_lookups.count() > 0`)).not.toContain("solana-address-lookup");
+    expect(rules("EFFECT_DENY", `${denylist} || solana.tx.transfers.any(t, t.to == 'ADDRESS_TABLE_LOOKUP')`)).not.toContain("solana-address-lookup");
+    expect(rules("EFFECT_ALLOW", "solana.tx.transfers.all(t, t.to == 'So1good') && wallet.id == 'w'")).not.toContain("solana-address-lookup");
+    expect(rules("EFFECT_DENY", "solana.tx.recent_blockhash == 'h'")).not.toContain("solana-address-lookup");
+  });
+
+  it("a Spark variant field read without checking the derivation's type warns, once per variant", () => {
+    const unchecked = "activity.params.signatures.all(s, s.derivation.static_deposit.index == 0 && s.derivation.static_deposit.index < 5)";
+    const found = checkPolicy({ condition: unchecked }).filter((d) => d.rule === "spark-variant-unchecked");
+    expect(found).toHaveLength(1);
+    expect(found[0]!.message).toContain("'static_deposit.index' is read without checking the derivation's type == 'static_deposit'");
+    const checked = "activity.params.signatures.all(s, s.derivation.type == 'static_deposit' && s.derivation.static_deposit.index == 0)";
+    expect(checkPolicy({ condition: checked }).map((d) => d.rule)).not.toContain("spark-variant-unchecked");
+  });
+
+  it("uppercase hex compared inside an EIP-712 policy warns with the lowercase spelling; elsewhere it does not", () => {
+    const [found] = checkPolicy({ condition: "eth.eip_712.domain.verifying_contract == '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'" }).filter((d) => d.rule === "eip712-uppercase-hex");
+    expect(found!.message).toContain("'0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'");
+    expect(found!.position.column).toBe(42);
+    expect(checkPolicy({ condition: "eth.eip_712.domain.verifying_contract == '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'" }).map((d) => d.rule)).not.toContain("eip712-uppercase-hex");
+    expect(checkPolicy({ condition: "eth.tx.to == '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'" }).map((d) => d.rule)).not.toContain("eip712-uppercase-hex");
   });
 });
