@@ -185,14 +185,15 @@ function buildCatalog(): ReadonlyMap<string, ActivityTypeInfo> {
   for (const [kind, versions] of kinds) for (const version of versions) if (!fields.has(typeOf(kind, version))) fields.set(typeOf(kind, version), {});
   for (const type of documentedParams.keys()) if (!fields.has(type)) fields.set(type, {});
   for (const kind of ROOT_QUORUM_ONLY_KINDS) if (!fields.has(typeOf(kind, 1))) fields.set(typeOf(kind, 1), {});
-  const byType = new Map<string, ActivityTypeInfo>();
-  for (const [type, request] of [...fields].sort(([a], [b]) => a.localeCompare(b))) byType.set(type, info(type, request));
-  return byType;
+  // By kind, newest version first: the version clients send today stands first for its kind (witnesses, listings).
+  const entries = [...fields].map(([type, request]) => info(type, request));
+  entries.sort((a, b) => a.kind.localeCompare(b.kind) || b.version - a.version);
+  return new Map(entries.map((entry) => [entry.type, entry]));
 }
 
 let catalog: ReadonlyMap<string, ActivityTypeInfo> | undefined;
 
-/** Every activity type keyform knows, by type. */
+/** Every activity type keyform knows, by type; iterated by kind, newest version first. */
 export function activityCatalog(): ReadonlyMap<string, ActivityTypeInfo> {
   catalog ??= buildCatalog();
   return catalog;
