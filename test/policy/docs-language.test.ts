@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { activityFacts, activityKind } from "../../sdk/policy/activity";
-import { checkPolicy } from "../../sdk/policy";
+import { checkPolicy, simulate } from "../../sdk/policy";
 import { activityCatalog, activityTypeInfo, keywordAvailable, keywordsFor, latestTypeOf } from "../../sdk/policy/catalog";
 import { ACTIONS, KEYWORDS, RESOURCES, typeName, type Type } from "../../sdk/policy/types";
 import docs from "./fixtures/docs-language.json";
@@ -241,5 +241,42 @@ describe("lints from the docs' notes on chain payloads", () => {
     expect(found!.position.column).toBe(42);
     expect(checkPolicy({ condition: "eth.eip_712.domain.verifying_contract == '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'" }).map((d) => d.rule)).not.toContain("eip712-uppercase-hex");
     expect(checkPolicy({ condition: "eth.tx.to == '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'" }).map((d) => d.rule)).not.toContain("eip712-uppercase-hex");
+  });
+});
+
+describe("checking and evaluating the docs' types", () => {
+  const decide = (condition: string, keywords: Record<string, unknown>, type = "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2") =>
+    simulate([{ policyId: "p", effect: "EFFECT_ALLOW", condition }], { type, approvers: [{ id: "u" }], keywords }).evaluations[0]!;
+
+  it("a map is read by key: a missing key errors, a field-style read is refused with the fix", () => {
+    const secret = { secret: { static_properties: { kind: "creditCard" } } };
+    expect(decide("secret.static_properties['kind'] == 'creditCard'", secret, "ACTIVITY_TYPE_EXPORT_SECRETS").outcome).toBe("OUTCOME_ALLOW");
+    expect(decide("secret.static_properties['owner'] == 'x'", secret, "ACTIVITY_TYPE_EXPORT_SECRETS")).toMatchObject({ outcome: "OUTCOME_ERROR", reason: expect.stringContaining("no field 'owner'") });
+    const [error] = checkPolicy({ condition: "secret.static_properties.kind == 'creditCard'" });
+    expect(error).toMatchObject({ severity: "error", message: "map<string, string> is read by key: write ['kind'], not .kind" });
+    expect(checkPolicy({ condition: "secret.static_properties['kind'] == 1" })[0]!.message).toBe("'==' cannot compare string with int");
+  });
+
+  it("uint (EIP-712 chain id) compares with ints beyond i128, given as a number or a decimal string", () => {
+    const eth = (chainId: unknown) => ({ eth: { eip_712: { primary_type: "Permit", domain: { name: "n", version: "1", chain_id: chainId, verifying_contract: "0x1" }, message: {} } } });
+    const huge = "170141183460469231731687303715884105728";
+    expect(decide(`eth.eip_712.domain.chain_id == ${huge}`, eth(huge)).outcome).toBe("OUTCOME_ALLOW");
+    expect(decide("eth.eip_712.domain.chain_id > 1", eth(10)).outcome).toBe("OUTCOME_ALLOW");
+    expect(decide("eth.eip_712.domain.chain_id > 1", eth(1)).outcome).toBe("OUTCOME_DENY_IMPLICIT");
+    expect(checkPolicy({ condition: "eth.eip_712.domain.chain_id == '1'" })[0]!.message).toBe("'==' cannot compare uint with string");
+  });
+
+  it("contract call args: a named tuple is read by position; reading it by name errors", () => {
+    const eth = { eth: { tx: { to: "0x1", contract_call_args: { calls: [["0xtarget", 0, "0x"]] } } } };
+    expect(decide("eth.tx.contract_call_args['calls'].all(call, call[0] == '0xtarget')", eth, "ACTIVITY_TYPE_SIGN_TRANSACTION_V2").outcome).toBe("OUTCOME_ALLOW");
+    expect(decide("eth.tx.contract_call_args['calls'].all(call, call['target'] == '0xtarget')", eth, "ACTIVITY_TYPE_SIGN_TRANSACTION_V2").outcome).toBe("OUTCOME_ERROR");
+  });
+
+  it("the documented field types are enforced: eth.tx.type and bitcoin.tx.version are strings, bitcoin locktime a struct", () => {
+    expect(checkPolicy({ condition: "eth.tx.type == 'TYPE_4' && wallet.id == 'w'" })).toEqual([]);
+    expect(checkPolicy({ condition: "eth.tx.type == 2" })[0]!.message).toBe("'==' cannot compare string with int");
+    expect(checkPolicy({ condition: "bitcoin.tx.locktime.type == 'Blocks' && bitcoin.tx.locktime.amount < 800000 && bitcoin.tx.version == '2' && wallet.id == 'w'" })).toEqual([]);
+    expect(checkPolicy({ condition: "tron.tx.contract[0].owner.keys.all(k, k.weight >= 1) && tron.tx.fee_limit < 100 && wallet.id == 'w'" })).toEqual([]);
+    expect(checkPolicy({ condition: "tron.tx.contract[0].unknown_field == 1" })[0]!.message).toMatch(/^TronContract has no field 'unknown_field'/);
   });
 });
