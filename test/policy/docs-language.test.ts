@@ -280,3 +280,24 @@ describe("checking and evaluating the docs' types", () => {
     expect(checkPolicy({ condition: "tron.tx.contract[0].unknown_field == 1" })[0]!.message).toMatch(/^TronContract has no field 'unknown_field'/);
   });
 });
+
+describe("time expressions as the docs give them", () => {
+  const error = (time: string) => checkPolicy({ time }).find((d) => d.severity === "error")?.message;
+
+  it("Timestamp accepts any zero UTC offset (Z, z, +00:00, -00:00) and refuses others, naming the offset", () => {
+    for (const offset of ["Z", "z", "+00:00", "-00:00"]) expect(error(`time.now >= Timestamp('2025-01-01T00:00:00${offset}')`), offset).toBeUndefined();
+    expect(error("time.now >= Timestamp('2025-01-01T00:00:00-05:00')")).toContain("has the UTC offset -05:00: only a zero offset");
+    const at = (offset: string) =>
+      simulate([{ policyId: "p", effect: "EFFECT_ALLOW", condition: "true", time: `time.now >= Timestamp('2025-06-01T12:00:00${offset}')` }], {
+        type: "ACTIVITY_TYPE_CREATE_USER_TAG",
+        now: "2025-06-01T12:00:00Z",
+      }).outcome;
+    expect(at("+00:00")).toBe("OUTCOME_ALLOW");
+    expect(at("-00:00")).toBe("OUTCOME_ALLOW");
+  });
+
+  it("CronSpan day-of-week is 0-6 (0 is Sunday): 7 is refused", () => {
+    expect(error("CronSpan('0 9 * * 0,6', '8h', 'UTC')")).toBeUndefined();
+    expect(error("CronSpan('0 9 * * 7', '8h', 'UTC')")).toContain("values must be within 0-6");
+  });
+});
