@@ -24,6 +24,12 @@ export function checkExpression(expr: Expr, kind: ExpressionKind): void {
   if (!assignable(type, BOOL)) fail(expr.position, `a ${kind} must be a bool expression, but this is ${typeName(type)}`);
 }
 
+/** " (write 1 without quotes)" when a number is compared with a quoted number (a documented erratum), else "". */
+function quotedNumberHint(expr: Extract<Expr, { kind: "compare" }>, left: Type, right: Type): string {
+  const quoted = [expr.left, expr.right].find((side): side is Extract<Expr, { kind: "string" }> => side.kind === "string" && /^\d+$/.test(side.value));
+  return quoted && (isNumeric(left) || isNumeric(right)) ? ` (write ${quoted.value} without quotes)` : "";
+}
+
 function fail(position: Position, message: string): never {
   throw new PolicySyntaxError("type", message, position);
 }
@@ -99,7 +105,7 @@ class Checker {
   private compare(expr: Extract<Expr, { kind: "compare" }>, scope: Scope): Type {
     const left = this.typeOf(expr.left, scope);
     const right = this.typeOf(expr.right, scope);
-    const mismatch = () => fail(expr.position, `'${expr.op}' cannot compare ${typeName(left)} with ${typeName(right)}`);
+    const mismatch = () => fail(expr.position, `'${expr.op}' cannot compare ${typeName(left)} with ${typeName(right)}${quotedNumberHint(expr, left, right)}`);
     if (expr.op === "in") {
       if (right.t === "dyn") return BOOL;
       if (right.t !== "list") return fail(expr.right.position, `'in' needs a list on its right, found ${typeName(right)}`);

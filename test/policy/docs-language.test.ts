@@ -263,7 +263,7 @@ describe("checking and evaluating the docs' types", () => {
     expect(decide(`eth.eip_712.domain.chain_id == ${huge}`, eth(huge)).outcome).toBe("OUTCOME_ALLOW");
     expect(decide("eth.eip_712.domain.chain_id > 1", eth(10)).outcome).toBe("OUTCOME_ALLOW");
     expect(decide("eth.eip_712.domain.chain_id > 1", eth(1)).outcome).toBe("OUTCOME_DENY_IMPLICIT");
-    expect(checkPolicy({ condition: "eth.eip_712.domain.chain_id == '1'" })[0]!.message).toBe("'==' cannot compare uint with string");
+    expect(checkPolicy({ condition: "eth.eip_712.domain.chain_id == '1'" })[0]!.message).toBe("'==' cannot compare uint with string (write 1 without quotes)");
   });
 
   it("contract call args: a named tuple is read by position; reading it by name errors", () => {
