@@ -54,7 +54,7 @@ export interface ActivityTypeInfo {
 /** Keywords every request has. */
 export const UNIVERSAL_KEYWORDS: ReadonlySet<string> = new Set(["activity", "approvers", "credentials", "time"]);
 
-/** Activities of the service outside the wire definitions, with their documented parameters (snake_case; `?` optional). */
+/** Activities of the service outside the wire definitions, with their request fields (snake_case; `?` optional). */
 const SERVICE_ONLY: Readonly<Record<string, string>> = {
   ACTIVITY_TYPE_SIGN_TRANSACTION_V2: "sign_with unsigned_transaction type",
   ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2: "sign_with payload encoding hash_function",
@@ -140,7 +140,8 @@ function info(type: string, requestFields: Record<string, boolean>): ActivityTyp
   const paramTypes = documentedParams.get(type) ?? {};
   // A documented field is present when the request has it, or always when keyform does not know the request (the service fills it).
   const params = Object.fromEntries(Object.keys(paramTypes).map((name) => [name, requestFields[name] ?? true]));
-  const documented = documentedParams.has(type) || (documentedKinds.get(kind) ?? { versions: kindsWithoutFacts.get(kind) ?? [] }).versions.includes(versionOf(type));
+  const documentedVersions = documentedKinds.get(kind)?.versions ?? kindsWithoutFacts.get(kind) ?? [];
+  const documented = documentedParams.has(type) || documentedVersions.includes(versionOf(type));
   return {
     type,
     kind,
