@@ -94,6 +94,10 @@ describe("keyform policy simulate", () => {
     const password = await keyform("policy", "simulate", "--policies", policies, "--activity", write("password.json", secret("password")), "--expect", "deny-explicit");
     expect(password).toMatchObject({ code: 0 });
     expect(password.stdout).toMatch(/^outcome: OUTCOME_DENY_EXPLICIT/);
+    // A camelCase field in a hand-written activity is refused, naming it, rather than read as missing.
+    const camel = await keyform("policy", "simulate", "--policies", policies, "--activity", write("camel.json", { ...tempo("0xa9059cbb"), keywords: { tempo: { tx: { calls: [{ functionSignature: "0xa9059cbb" }] } } } }));
+    expect(camel.code).toBe(1);
+    expect(camel.stderr).toContain("activity.keywords.tempo.tx.calls[0].functionSignature: TempoCall has no field 'functionSignature'");
   });
 
   it("refuses a malformed activity naming the field", async () => {

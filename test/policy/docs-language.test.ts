@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { activityFacts, activityKind } from "../../sdk/policy/activity";
+import { checkKeywordValues } from "../../sdk/policy/keyword-values";
 import { checkPolicy, simulate } from "../../sdk/policy";
 import { activityCatalog, activityTypeInfo, keywordAvailable, keywordsFor, latestTypeOf } from "../../sdk/policy/catalog";
 import { ACTIONS, KEYWORDS, RESOURCES, typeName, type Type } from "../../sdk/policy/types";
@@ -299,5 +300,18 @@ describe("time expressions as the docs give them", () => {
   it("CronSpan day-of-week is 0-6 (0 is Sunday): 7 is refused", () => {
     expect(error("CronSpan('0 9 * * 0,6', '8h', 'UTC')")).toBeUndefined();
     expect(error("CronSpan('0 9 * * 7', '8h', 'UTC')")).toContain("values must be within 0-6");
+  });
+});
+
+describe("keyword values of a hand-written activity", () => {
+  it("a misspelt or camelCase field, or a value of the wrong type, is an error naming it; left-out fields are fine", () => {
+    expect(() => checkKeywordValues({ eth: { tx: { chain_id: 1, value: "1000000000000000000000" } }, tempo: { tx: { calls: [{ to: "0x1" }] } } }, "activity.keywords")).not.toThrow();
+    expect(() => checkKeywordValues({ eth: { tx: { chainId: 1 } } }, "activity.keywords")).toThrow(/^activity\.keywords\.eth\.tx\.chainId: EthereumTransaction has no field 'chainId'; its fields are from, to/);
+    expect(() => checkKeywordValues({ tempo: { tx: { calls: [{ to: 1 }] } } }, "activity.keywords")).toThrow("activity.keywords.tempo.tx.calls[0].to: expected string, got number");
+    expect(() => checkKeywordValues({ secret: { static_properties: { kind: 3 } } }, "k")).toThrow("k.secret.static_properties['kind']: expected string, got number");
+    expect(() => checkKeywordValues({ bitcoin: { tx: { locktime: 5 } } }, "k")).toThrow("k.bitcoin.tx.locktime: expected BitcoinTxLocktime, got number");
+    expect(() => checkKeywordValues({ approvers: [] }, "k")).toThrow("k.approvers: not a request keyword");
+    // Undocumented payloads (ContractArgument, EIP-712 messages) take anything.
+    expect(() => checkKeywordValues({ eth: { eip_712: { message: { a: [{ b: 1 }] } }, tx: { contract_call_args: { calls: [["0x1", 0]] } } } }, "k")).not.toThrow();
   });
 });
