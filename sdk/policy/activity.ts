@@ -156,7 +156,7 @@ function withDefaults(value: unknown, type: Type): unknown {
 }
 
 /** Top-level params the docs say read as '' when the request leaves them out. */
-const EMPTY_WHEN_OMITTED: ReadonlySet<string> = new Set(["session_profile_id"]);
+export const EMPTY_WHEN_OMITTED: ReadonlySet<string> = new Set(["session_profile_id"]);
 
 /**
  * The `activity.params` a policy reads for an activity of `type`: the documented fields only.

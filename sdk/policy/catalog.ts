@@ -16,7 +16,7 @@
 import { z } from "zod";
 import type { ActivityDef } from "../wire/define";
 import { operations } from "../wire/registry";
-import { activityKind, factsDocumented, resourceAndAction, ROOT_QUORUM_ONLY_KINDS, snakeCaseKeys } from "./activity";
+import { activityKind, EMPTY_WHEN_OMITTED, factsDocumented, resourceAndAction, ROOT_QUORUM_ONLY_KINDS, snakeCaseKeys } from "./activity";
 import { documentedKinds, documentedParams, kindsWithoutFacts } from "./documented";
 
 /** What a condition can read for one activity type. */
@@ -138,8 +138,8 @@ function typeOf(kind: string, version: number): string {
 function info(type: string, requestFields: Record<string, boolean>): ActivityTypeInfo {
   const kind = activityKind(type);
   const paramTypes = documentedParams.get(type) ?? {};
-  // A documented field is present when the request has it, or always when keyform does not know the request (the service fills it).
-  const params = Object.fromEntries(Object.keys(paramTypes).map((name) => [name, requestFields[name] ?? true]));
+  // A documented field is present when the request requires it, when it reads as '' if left out, or (keyform not knowing the request) always.
+  const params = Object.fromEntries(Object.keys(paramTypes).map((name) => [name, EMPTY_WHEN_OMITTED.has(name) || (requestFields[name] ?? true)]));
   const documentedVersions = documentedKinds.get(kind)?.versions ?? kindsWithoutFacts.get(kind) ?? [];
   const documented = documentedParams.has(type) || documentedVersions.includes(versionOf(type));
   return {

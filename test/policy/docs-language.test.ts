@@ -315,3 +315,19 @@ describe("keyword values of a hand-written activity", () => {
     expect(() => checkKeywordValues({ eth: { eip_712: { message: { a: [{ b: 1 }] } }, tx: { contract_call_args: { calls: [["0x1", 0]] } } } }, "k")).not.toThrow();
   });
 });
+
+describe("the catalog's params presence agrees with what the evaluator sees", () => {
+  it("a field the catalog says is always present is present in activity.params even for a request that leaves optional fields out", () => {
+    const mismatches: string[] = [];
+    for (const entry of activityCatalog().values()) {
+      const required = Object.fromEntries(Object.entries(entry.requestFields).filter(([, always]) => always).map(([name]) => [name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), "x"]));
+      const seen = activityFacts(entry.type, required).params as Record<string, unknown>;
+      for (const [field, always] of Object.entries(entry.params)) {
+        if (always && Object.keys(entry.requestFields).length > 0 && !(field in seen)) mismatches.push(`${entry.type}.${field}: always present in the catalog, missing in a minimal request`);
+        if (!always && field in seen) mismatches.push(`${entry.type}.${field}: optional in the catalog, present in a minimal request`);
+      }
+    }
+    expect(mismatches).toEqual([]);
+    expect(activityTypeInfo("ACTIVITY_TYPE_OTP_LOGIN_V2")!.params).toEqual({ session_profile_id: true });
+  });
+});
