@@ -7,16 +7,11 @@
  * catalog); `params` are only the fields the docs' "Activity parameters" table lists for the
  * type, snake_case (every other type exposes none: reading one is a MissingField error).
  */
-import { documentedKinds, documentedParams } from "./documented";
+import { DOCUMENTED_ROOT_QUORUM_ONLY, documentedKinds, documentedParams } from "./documented";
 import { documentedType, type Type } from "./types";
 
 /** Activities only the root quorum may run; no policy can grant them (docs "Root quorum activities"). */
-export const ROOT_QUORUM_ONLY_KINDS: ReadonlySet<string> = new Set([
-  "UPDATE_ROOT_QUORUM",
-  "SET_ORGANIZATION_FEATURE",
-  "REMOVE_ORGANIZATION_FEATURE",
-  "UPDATE_ORGANIZATION_NAME",
-]);
+export const ROOT_QUORUM_ONLY_KINDS: ReadonlySet<string> = new Set(DOCUMENTED_ROOT_QUORUM_ONLY.map((type) => type.replace(/^ACTIVITY_TYPE_/, "")));
 
 /** The version-free kind of an activity type: ACTIVITY_TYPE_SIGN_TRANSACTION_V2 → SIGN_TRANSACTION. */
 export function activityKind(type: string): string {

@@ -10,6 +10,7 @@
  * each use is checked when the expression is evaluated. A `map` is read by string key
  * (`eth.tx.contract_call_args['wad']`).
  */
+import { DOCUMENTED_ACTIONS, DOCUMENTED_RESOURCES } from "./documented";
 
 export type Type =
   | { readonly t: "bool" }
@@ -313,7 +314,5 @@ export const KEYWORDS: Readonly<Record<ExpressionKind, Readonly<Record<string, T
 export const CHAIN_KEYWORDS: ReadonlySet<string> = new Set(["eth", "solana", "tron", "bitcoin", "tempo"]);
 
 /** Activity resources and actions (docs "Activity resources and actions"), for lints on literal comparisons. */
-export const RESOURCES: ReadonlySet<string> = new Set(
-  "AUTH AUTH_PROXY CONFIG CREDENTIAL FIAT_TRANSACTION INVITATION MFA_POLICY ON_RAMP_CREDENTIALS ORGANIZATION OTP PAYMENT_METHOD POLICY PRIVATE_KEY RECOVERY SESSION_PROFILE SMART_CONTRACT_INTERFACE SPONSORSHIP SUBSCRIPTION TVC_APP TVC_DEPLOYMENT TVC_OPERATOR TVC_QUORUM_KEY USER WALLET WEBHOOK_ENDPOINT".split(" "),
-);
-export const ACTIONS: ReadonlySet<string> = new Set("CREATE UPDATE DELETE SIGN EXPORT IMPORT VERIFY ENCRYPT".split(" "));
+export const RESOURCES: ReadonlySet<string> = new Set(DOCUMENTED_RESOURCES);
+export const ACTIONS: ReadonlySet<string> = new Set(DOCUMENTED_ACTIONS);
