@@ -21,6 +21,8 @@ const EXPRESSIONS: [kind: "condition" | "consensus" | "time", text: string][] = 
   ["condition", "eth.tx.contract_call_args['wad'] < 1000000000000000000 && eth.tx.contract_call_args['dst'] == '0x08d2b0a37f869ff76bacb5bab3278e26ab7067b7'"],
   ["condition", "activity.type == 'ACTIVITY_TYPE_DELETE_USERS' && activity.params.user_ids.count() == 1 && 'u-temp' in activity.params.user_ids"],
   ["condition", "solana.tx.transfers.any(t, t.to == 'ADDRESS_TABLE_LOOKUP') || solana.tx.spl_transfers.any(t, t.to == 'ADDRESS_TABLE_LOOKUP')"],
+  ["condition", "tempo.tx.calls.all(call, call.to == '0x40f008f4c17075efca092ae650655f6693aeced0' && call.input[34..74] == '1111111111111111111111111111111111111111')"],
+  ["condition", "activity.params.signatures.all(s, s.derivation.type == 'static_deposit' && s.derivation.static_deposit.index < 10)"],
   ["time", "CronSpan('0 9 * * 1-5', '8h', 'America/New_York')"],
 ];
 
@@ -53,10 +55,11 @@ async function main(): Promise<void> {
     policyId: `p-${i}`,
     policyName: `policy ${i}`,
     effect: i % 10 === 0 ? "EFFECT_DENY" : "EFFECT_ALLOW",
-    condition: `activity.resource == 'USER' && activity.params.user_tag_name == 'tag-${i}'`,
+    condition: `activity.resource == 'USER' && 'u-${i}' in activity.params.user_ids`,
     consensus: `approvers.any(user, user.tags.contains('tag-${i}'))`,
   }));
-  const activity = { type: "ACTIVITY_TYPE_CREATE_USER_TAG", parameters: { userTagName: "tag-7", userIds: [] }, approvers: [{ id: "u", tags: ["tag-7"] }] };
+  // DELETE_USERS: `user_ids` is one of the documented activity.params fields.
+  const activity = { type: "ACTIVITY_TYPE_DELETE_USERS", parameters: { userIds: ["u-7"] }, approvers: [{ id: "u", tags: ["tag-7"] }] };
   if (simulate(policies, activity).outcome !== "OUTCOME_ALLOW") throw new Error("benchmark policies do not allow the activity");
   perOp("decide one activity under 50 policies (compiled once)", 5000, () => simulate(policies, activity));
 

@@ -32,6 +32,7 @@ import { KeyformClient } from "../client/client";
 import { ApiKeyStamper } from "../client/api-key-stamper";
 import { requireSetting, resolveSettings } from "../resources/runtime/settings";
 import { readBootstrap } from "./env";
+import { checkKeywordValues } from "../policy/keyword-values";
 import { diffPolicies, type AccessDiff, type DiffUser } from "../policy/smt/diff";
 import { formatAccessDiffText } from "../policy/smt/report";
 
@@ -138,6 +139,8 @@ export async function simulateOnServer(client: KeyformClient, activity: Simulate
 /** The activity of `simulate`'s options: `--activity <file>`, overridden by `--type`, `--parameters`, `--approver`. */
 function activityOf(options: { activity?: string; type?: string; parameters?: string; approver?: string[]; now?: string; root?: boolean }): SimulatedActivity {
   const base = (options.activity !== undefined ? readJson(options.activity) : {}) as SimulatedActivity;
+  // Written by hand: a misspelt or camelCase keyword field is an error, not a silent MissingField.
+  if (typeof base.keywords === "object" && base.keywords !== null) checkKeywordValues(base.keywords, "activity.keywords");
   let parameters: unknown = base.parameters;
   if (options.parameters !== undefined) {
     try {

@@ -108,15 +108,19 @@ function userOf(store: Store, organizationId: string, userId: string) {
   return undefined;
 }
 
-/** The signing target a request names: `signWith` (address or key id), `walletId`, `privateKeyId`, `address`. */
+/** The signing target a request names: `signWith` (address or key id), `walletId`, `privateKeyId`, `address`; the wallets of `walletIds` (`wallets`). */
 function signingTarget(ctx: GateContext, parameters: Record<string, unknown>): Record<string, unknown> {
   const wallets = walletStoreOf(ctx.db);
   const keys = privateKeyStoreOf(ctx.db);
   const org = ctx.organizationId;
   const out: Record<string, unknown> = {};
-  const walletView = (id: string) => {
+  const walletOf = (id: string) => {
     const wallet = wallets.getWallet(org, id);
-    if (wallet) out.wallet = { id: wallet.id, imported: wallet.imported === 1, exported: wallet.exported === 1, label: wallet.name };
+    return wallet ? { id: wallet.id, imported: wallet.imported === 1, exported: wallet.exported === 1, label: wallet.name } : undefined;
+  };
+  const walletView = (id: string) => {
+    const wallet = walletOf(id);
+    if (wallet) out.wallet = wallet;
   };
   const keyView = (id: string) => {
     const key = keys.get(org, id);
@@ -143,6 +147,9 @@ function signingTarget(ctx: GateContext, parameters: Record<string, unknown>): R
   }
   if (typeof parameters.walletId === "string") walletView(parameters.walletId);
   if (typeof parameters.privateKeyId === "string") keyView(parameters.privateKeyId);
+  if (Array.isArray(parameters.walletIds)) {
+    out.wallets = parameters.walletIds.filter((id): id is string => typeof id === "string").flatMap((id) => walletOf(id) ?? []);
+  }
   return out;
 }
 

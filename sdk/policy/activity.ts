@@ -1,28 +1,40 @@
 /**
  * @module policy/activity
- * What a condition sees of an activity (reference, `activity{type, kind, resource, action,
- * params}`): `kind` is the type without `ACTIVITY_TYPE_` and its version suffix; `resource` and
- * `action` come from the table below, which follows the service's language page for the
- * activities keyform serves (signing is on PRIVATE_KEY; credentials such as API keys and
- * authenticators are CREDENTIAL; tags belong to the users or keys they label); `params` are the
- * activity's parameters with snake_case field names at every depth.
+ * What a condition sees of an activity (docs, `activity{type, kind, resource, action, params}`):
+ * `kind` is the type without `ACTIVITY_TYPE_` and its version suffix; `resource` and `action`
+ * are the docs' ("Activity types by resource and action", {@link module:policy/documented}),
+ * and for kinds the docs give none, keyform's reading below (marked undocumented in the
+ * catalog); `params` are only the fields the docs' "Activity parameters" table lists for the
+ * type, snake_case (every other type exposes none: reading one is a MissingField error).
  */
+import { DOCUMENTED_ROOT_QUORUM_ONLY, documentedKinds, documentedParams } from "./documented";
+import { documentedType, type Type } from "./types";
 
-/** Activities only the root quorum may run; no policy can grant them. */
-export const ROOT_QUORUM_ONLY_KINDS: ReadonlySet<string> = new Set([
-  "UPDATE_ROOT_QUORUM",
-  "SET_ORGANIZATION_FEATURE",
-  "REMOVE_ORGANIZATION_FEATURE",
-  "UPDATE_ORGANIZATION_NAME",
-]);
+/** Activities only the root quorum may run; no policy can grant them (docs "Root quorum activities"). */
+export const ROOT_QUORUM_ONLY_KINDS: ReadonlySet<string> = new Set(DOCUMENTED_ROOT_QUORUM_ONLY.map((type) => type.replace(/^ACTIVITY_TYPE_/, "")));
 
 /** The version-free kind of an activity type: ACTIVITY_TYPE_SIGN_TRANSACTION_V2 → SIGN_TRANSACTION. */
 export function activityKind(type: string): string {
   return type.replace(/^ACTIVITY_TYPE_/, "").replace(/_V\d+$/, "");
 }
 
-/** Kinds whose resource or action the first-word rule below would get wrong. */
+/**
+ * keyform's reading for kinds the docs give no resource and action, where the first-word rule
+ * below would get them wrong. Documented kinds never read this table.
+ */
 const EXCEPTIONS: Readonly<Record<string, readonly [resource: string, action: string]>> = {
+  // Signing activities like every documented one (signing is PRIVATE_KEY / SIGN).
+  SPARK_SIGN_FROST: ["PRIVATE_KEY", "SIGN"],
+  SPARK_PREPARE_TRANSFER: ["PRIVATE_KEY", "SIGN"],
+  SPARK_CLAIM_TRANSFER: ["PRIVATE_KEY", "SIGN"],
+  SPARK_PREPARE_LIGHTNING_RECEIVE: ["PRIVATE_KEY", "SIGN"],
+  EXECUTE_SWAP: ["PRIVATE_KEY", "SIGN"],
+  UPSERT_SWAP_CONFIG: ["CONFIG", "UPDATE"],
+  UPSERT_GAS_USAGE_CONFIG: ["CONFIG", "UPDATE"],
+  // Secrets (beta) are not in the docs' resource list.
+  INIT_IMPORT_SECRETS: ["SECRET", "IMPORT"],
+  IMPORT_SECRETS: ["SECRET", "IMPORT"],
+  EXPORT_SECRETS: ["SECRET", "EXPORT"],
   CREATE_USER_TAG: ["USER", "CREATE"],
   UPDATE_USER_TAG: ["USER", "UPDATE"],
   DELETE_USER_TAGS: ["USER", "DELETE"],
@@ -89,8 +101,10 @@ const NOUNS: readonly [prefix: string, resource: string][] = [
 const VERBS = new Set(["CREATE", "UPDATE", "DELETE", "SIGN", "EXPORT", "IMPORT", "VERIFY", "ENCRYPT"]);
 const VERB_ALIASES: Readonly<Record<string, string>> = { SET: "UPDATE", REMOVE: "DELETE", ADD: "CREATE", INIT: "CREATE" };
 
-/** `{resource, action}` of an activity kind; ORGANIZATION / UPDATE when nothing matches. */
+/** `{resource, action}` of an activity kind: the docs', else keyform's reading; ORGANIZATION / UPDATE when nothing matches. */
 export function resourceAndAction(kind: string): { resource: string; action: string } {
+  const documented = documentedKinds.get(kind);
+  if (documented) return { resource: documented.resource, action: documented.action };
   const known = EXCEPTIONS[kind];
   if (known) return { resource: known[0], action: known[1] };
   const [verb = "", ...rest] = kind.split("_");
@@ -109,8 +123,61 @@ export function snakeCaseKeys(value: unknown): unknown {
   );
 }
 
+/** Whether a kind's resource and action come from the docs (false: keyform's reading). */
+export function factsDocumented(kind: string): boolean {
+  return documentedKinds.has(kind);
+}
+
+/**
+ * `value` with the defaults the docs give for omitted Spark fields: optional strings read as
+ * '', inactive key-derivation variants as their type defaults ('' and 0). Lists and other
+ * values are left as they are.
+ */
+function withDefaults(value: unknown, type: Type): unknown {
+  if (type.t === "list") return Array.isArray(value) ? value.map((item) => withDefaults(item, type.of)) : value;
+  if (type.t !== "object") return value;
+  if (value !== undefined && (typeof value !== "object" || value === null || Array.isArray(value))) return value;
+  const given = (value ?? {}) as Record<string, unknown>;
+  const filled: Record<string, unknown> = { ...given };
+  for (const [name, field] of Object.entries(type.fields)) {
+    if (given[name] === undefined || given[name] === null) {
+      if (field.t === "string") filled[name] = "";
+      else if (field.t === "int") filled[name] = 0;
+      else if (field.t === "object") filled[name] = withDefaults(undefined, field);
+      else continue;
+    } else filled[name] = withDefaults(given[name], field);
+  }
+  return filled;
+}
+
+/** Top-level params the docs say read as '' when the request leaves them out. */
+export const EMPTY_WHEN_OMITTED: ReadonlySet<string> = new Set(["session_profile_id"]);
+
+/**
+ * The `activity.params` a policy reads for an activity of `type`: the documented fields only.
+ * `session_profile_id` left out reads as '' (the docs: "or an empty string when omitted"),
+ * Spark values get their documented defaults, other missing fields stay missing (MissingField
+ * when read).
+ */
+export function policyParams(type: string, parameters: unknown): Record<string, unknown> {
+  const fields = documentedParams.get(type);
+  if (!fields) return {};
+  const all = (snakeCaseKeys(parameters ?? {}) ?? {}) as Record<string, unknown>;
+  const params: Record<string, unknown> = {};
+  for (const [name, text] of Object.entries(fields)) {
+    const fieldType = documentedType(text);
+    const value = all[name];
+    if (value === undefined || value === null) {
+      if (EMPTY_WHEN_OMITTED.has(name)) params[name] = "";
+      continue;
+    }
+    params[name] = withDefaults(value, fieldType);
+  }
+  return params;
+}
+
 /** The `activity` keyword's value for an activity of `type` with `parameters`. */
 export function activityFacts(type: string, parameters: unknown): { type: string; kind: string; resource: string; action: string; params: unknown } {
   const kind = activityKind(type);
-  return { type, kind, ...resourceAndAction(kind), params: snakeCaseKeys(parameters ?? {}) };
+  return { type, kind, ...resourceAndAction(kind), params: policyParams(type, parameters) };
 }

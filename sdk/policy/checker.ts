@@ -9,7 +9,7 @@
 import type { Expr } from "./ast";
 import { PolicySyntaxError, type Position } from "./errors";
 import { parseCronSpan, parseTimestamp } from "./time";
-import { assignable, BOOL, DYN, INT, KEYWORDS, listOf, STRING, TIMESTAMP, typeName, type ExpressionKind, type Type } from "./types";
+import { assignable, BOOL, DYN, INT, isNumeric, KEYWORDS, listOf, STRING, TIMESTAMP, typeName, type ExpressionKind, type Type } from "./types";
 
 const LIST_METHODS = ["all", "any", "filter", "contains", "count"];
 
@@ -22,6 +22,12 @@ type Scope = ReadonlyMap<string, Type>;
 export function checkExpression(expr: Expr, kind: ExpressionKind): void {
   const type = new Checker(kind).typeOf(expr, new Map());
   if (!assignable(type, BOOL)) fail(expr.position, `a ${kind} must be a bool expression, but this is ${typeName(type)}`);
+}
+
+/** " (write 1 without quotes)" when a number is compared with a quoted number (a documented erratum), else "". */
+function quotedNumberHint(expr: Extract<Expr, { kind: "compare" }>, left: Type, right: Type): string {
+  const quoted = [expr.left, expr.right].find((side): side is Extract<Expr, { kind: "string" }> => side.kind === "string" && /^\d+$/.test(side.value));
+  return quoted && (isNumeric(left) || isNumeric(right)) ? ` (write ${quoted.value} without quotes)` : "";
 }
 
 function fail(position: Position, message: string): never {
@@ -99,7 +105,7 @@ class Checker {
   private compare(expr: Extract<Expr, { kind: "compare" }>, scope: Scope): Type {
     const left = this.typeOf(expr.left, scope);
     const right = this.typeOf(expr.right, scope);
-    const mismatch = () => fail(expr.position, `'${expr.op}' cannot compare ${typeName(left)} with ${typeName(right)}`);
+    const mismatch = () => fail(expr.position, `'${expr.op}' cannot compare ${typeName(left)} with ${typeName(right)}${quotedNumberHint(expr, left, right)}`);
     if (expr.op === "in") {
       if (right.t === "dyn") return BOOL;
       if (right.t !== "list") return fail(expr.right.position, `'in' needs a list on its right, found ${typeName(right)}`);
@@ -110,7 +116,7 @@ class Checker {
       if (!assignable(left, right)) mismatch();
       return BOOL;
     }
-    const ordered = (t: Type) => t.t === "int" || t.t === "timestamp" || t.t === "dyn";
+    const ordered = (t: Type) => isNumeric(t) || t.t === "timestamp" || t.t === "dyn";
     if (!ordered(left) || !ordered(right) || !assignable(left, right)) {
       fail(expr.position, `'${expr.op}' orders ints or timestamps, not ${typeName(left)} and ${typeName(right)}`);
     }
@@ -125,6 +131,7 @@ class Checker {
       if (object.open) return DYN;
       return fail(position, `${object.name} has no field '${name}'; its fields are ${Object.keys(object.fields).join(", ")}`);
     }
+    if (object.t === "map") return fail(position, `${typeName(object)} is read by key: write ['${name}'], not .${name}`);
     if (object.t === "list" && LIST_METHODS.includes(name)) {
       return fail(position, `'${name}' is a method: write ${name}(${name === "count" ? "" : "…"})`);
     }
@@ -177,6 +184,10 @@ class Checker {
     if (object.t === "dyn") {
       if (index.t !== "int" && index.t !== "string" && index.t !== "dyn") fail(indexExpr.position, `an index is an int or a string key, found ${typeName(index)}`);
       return DYN;
+    }
+    if (object.t === "map") {
+      if (index.t !== "string" && index.t !== "dyn") fail(indexExpr.position, `a ${typeName(object)} is read by a string key, found ${typeName(index)}`);
+      return object.of;
     }
     if (object.t === "list" || object.t === "string") {
       if (!assignable(index, INT)) fail(indexExpr.position, `a ${typeName(object)} index must be an int, found ${typeName(index)}`);

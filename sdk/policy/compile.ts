@@ -6,6 +6,7 @@
 import type { Expr } from "./ast";
 import { checkExpression } from "./checker";
 import { PolicySyntaxError, type Diagnostic } from "./errors";
+import { lintDocumentedPitfalls } from "./docs-lints";
 import { lintExpression } from "./lints";
 import { parseExpression } from "./parser";
 import type { ExpressionKind } from "./types";
@@ -32,7 +33,7 @@ export function checkPolicyExpression(kind: ExpressionKind, text: string): Expre
     if (error instanceof PolicySyntaxError) return { errors: [error.toDiagnostic()], warnings: [] };
     throw error;
   }
-  return { expr, errors: [], warnings: lintExpression(expr) };
+  return { expr, errors: [], warnings: [...lintExpression(expr), ...lintDocumentedPitfalls(expr)] };
 }
 
 const cache = new Map<string, ExpressionCheck>();

@@ -13,21 +13,23 @@
 import { compiledExpression } from "./compile";
 import type { Diagnostic } from "./errors";
 import { lintCoverage } from "./coverage";
+import { lintPolicyPitfalls } from "./docs-lints";
 import { lintSigningScope } from "./lints";
 import type { ExpressionKind } from "./types";
 
 export type { Expr } from "./ast";
-export { activityFacts, activityKind, resourceAndAction, ROOT_QUORUM_ONLY_KINDS } from "./activity";
+export { activityFacts, activityKind, factsDocumented, policyParams, resourceAndAction, ROOT_QUORUM_ONLY_KINDS } from "./activity";
 export { checkPolicyExpression, type ExpressionCheck } from "./compile";
 export { DEFAULT_DECISION_SETTINGS, decide, evaluatePolicy } from "./engine";
 export type { Decision, DecisionSettings, Outcome, PolicyEvaluation, PolicyRecord } from "./engine";
 export { formatDiagnostic, PolicyEvaluationError, PolicySyntaxError, type Diagnostic, type Position } from "./errors";
 export { evaluateExpression, Instant, type EvaluationInput } from "./evaluate";
 export { parseExpression } from "./parser";
-export { EXPRESSION_KINDS, type ExpressionKind } from "./types";
+export { ACTIONS, CHAIN_KEYWORDS, EXPRESSION_KINDS, KEYWORDS, RESOURCES, typeName, type ExpressionKind, type Type } from "./types";
 export { simulate, type SimulatedActivity, type SimulatedCredential, type SimulatedUser, type Simulation } from "./simulate";
 export { declaredPolicies } from "./declared";
-export { activityCatalog, activityTypeInfo, keywordAvailable, latestTypeOf, type ActivityTypeInfo } from "./catalog";
+export { activityCatalog, activityTypeInfo, keywordAvailable, keywordsFor, latestTypeOf, UNIVERSAL_KEYWORDS, type ActivityTypeInfo } from "./catalog";
+export { documentedKinds, documentedParams, kindsWithoutFacts } from "./documented";
 export { lintCoverage, matchableTypes, type PolicyShape } from "./coverage";
 export { diffPolicies, z3Context, type AccessChange, type AccessDiff, type DiffOptions, type DiffUser } from "./smt/diff";
 export { formatAccessDiffMarkdown, formatAccessDiffText } from "./smt/report";
@@ -66,7 +68,8 @@ export function checkPolicy(policy: DeclaredExpressions): PropertyDiagnostic[] {
     if (!condition || condition.expr) {
       const present = (text: string | null | undefined) => text !== undefined && text !== null && text.trim() !== "";
       const shape = { effect: policy.effect, condition: condition?.expr, hasConsensus: present(policy.consensus), hasTime: present(policy.time) };
-      for (const d of [...lintSigningScope(policy.effect, condition?.expr), ...lintCoverage(shape)]) found.push({ ...d, property: "condition" });
+      const policyLints = [...lintSigningScope(policy.effect, condition?.expr), ...lintCoverage(shape), ...lintPolicyPitfalls(policy.effect, condition?.expr)];
+      for (const d of policyLints) found.push({ ...d, property: "condition" });
     }
   }
   return found;

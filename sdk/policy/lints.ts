@@ -13,7 +13,7 @@
  */
 import { memberPath, walk, type Expr } from "./ast";
 import type { Diagnostic, Position } from "./errors";
-import { ACTIONS, RESOURCES } from "./types";
+import { ACTIONS, CHAIN_KEYWORDS, RESOURCES } from "./types";
 
 const warning = (rule: string, message: string, position: Position): Diagnostic => ({ severity: "warning", rule, message, position });
 
@@ -78,7 +78,7 @@ function coversSigning(condition: Expr | undefined): boolean {
   if (!condition) return true;
   let signing = false;
   walk(condition, (node) => {
-    if (node.kind === "ident" && ["eth", "solana", "tron", "bitcoin"].includes(node.name)) signing = true;
+    if (node.kind === "ident" && CHAIN_KEYWORDS.has(node.name)) signing = true;
     if (node.kind !== "compare" || (node.op !== "==" && node.op !== "in")) return;
     const path = memberPath(node.left);
     const literals = node.right.kind === "string" ? [node.right] : node.right.kind === "list" ? node.right.items : [];

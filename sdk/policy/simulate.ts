@@ -9,6 +9,7 @@ import { activityFacts, activityKind } from "./activity";
 import { keywordsFor } from "./catalog";
 import { decide, type Decision, type DecisionSettings, type PolicyRecord } from "./engine";
 import { parseTimestamp } from "./time";
+import { KEYWORDS } from "./types";
 
 /** One approver (the submitter first), as the `approvers` keyword shows users. */
 export interface SimulatedUser {
@@ -37,7 +38,7 @@ export interface SimulatedActivity {
   /** The submitter, then the users who approved so far. */
   readonly approvers?: readonly SimulatedUser[];
   readonly credentials?: readonly SimulatedCredential[];
-  /** Other keywords of the request: `wallet`, `private_key`, `wallet_account`, `eth`, `solana`, `tron`, `bitcoin`. */
+  /** Other keywords of the request: `wallet`, `wallets`, `private_key`, `wallet_account`, `secret`, `eth`, `solana`, `tron`, `bitcoin`, `tempo`. */
   readonly keywords?: Readonly<Record<string, unknown>>;
   /** The submitter acts as the root quorum (policies are bypassed). */
   readonly rootQuorum?: boolean;
@@ -49,7 +50,8 @@ export interface SimulatedActivity {
 
 export type Simulation = Decision;
 
-const OTHER_KEYWORDS = new Set(["wallet", "private_key", "wallet_account", "eth", "solana", "tron", "bitcoin"]);
+/** The condition keywords a request may carry besides `activity` and `time` (the type checker's table, so the two never disagree). */
+const OTHER_KEYWORDS: ReadonlySet<string> = new Set(Object.keys(KEYWORDS.condition).filter((name) => name !== "activity" && name !== "time"));
 
 /**
  * Decides `activity` under `policies`.

@@ -1,24 +1,29 @@
 /**
  * @module policy/time
- * The literals of time expressions (reference, "time"): `Timestamp('<RFC3339, UTC>')` and
- * `CronSpan('<5-field cron>', '<duration>', '<IANA time zone>')`. A CronSpan holds while the
- * current time lies within `duration` after a minute the cron expression matches, in that zone.
- * Cron fields take numbers, `*`, ranges and lists only (no steps, macros or names); when both
- * day-of-month and day-of-week are restricted, either matching is enough (classic cron).
+ * The literals of time expressions (docs, "Time expressions"): `Timestamp('<RFC 3339>')` with a
+ * zero UTC offset (`Z`, `z`, `+00:00` or `-00:00`) and `CronSpan('<5-field cron>', '<duration>',
+ * '<IANA time zone>')`. A CronSpan holds while the current time lies within `duration` after a
+ * minute the cron expression matches, in that zone. Cron fields take numbers, `*`, ranges and
+ * lists only (no steps, macros or names; day-of-week 0-6, 0 is Sunday); when both day-of-month
+ * and day-of-week are restricted, either matching is enough (the docs: OR'd, not AND'd).
  */
 
-const RFC3339_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?Z$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const ZERO_OFFSETS = new Set(["Z", "z", "+00:00", "-00:00"]);
 
 /**
- * Parses an RFC 3339 UTC timestamp to epoch milliseconds.
+ * Parses an RFC 3339 timestamp with a zero UTC offset to epoch milliseconds.
  * @throws Error naming what is wrong
  */
 export function parseTimestamp(text: string): number {
-  const match = RFC3339_UTC.exec(text);
+  const match = RFC3339.exec(text);
   if (!match) throw new Error(`Timestamp expects an RFC 3339 UTC time like '2025-01-31T09:00:00Z', got '${text}'`);
-  const ms = Date.parse(text);
+  const offset = match[8]!;
+  if (!ZERO_OFFSETS.has(offset)) throw new Error(`Timestamp '${text}' has the UTC offset ${offset}: only a zero offset (Z, z, +00:00 or -00:00) is accepted`);
+  const utc = `${text.slice(0, 10)}T${text.slice(11, text.length - offset.length)}Z`;
+  const ms = Date.parse(utc);
   // Date.parse rolls 2025-02-30 over to March; a round trip catches it.
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 19) !== text.slice(0, 19)) throw new Error(`Timestamp '${text}' is not a valid date and time`);
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 19) !== utc.slice(0, 19)) throw new Error(`Timestamp '${text}' is not a valid date and time`);
   return ms;
 }
 
@@ -28,7 +33,7 @@ const FIELDS = [
   { name: "hour", min: 0, max: 23 },
   { name: "day of month", min: 1, max: 31 },
   { name: "month", min: 1, max: 12 },
-  { name: "day of week", min: 0, max: 7 },
+  { name: "day of week", min: 0, max: 6 },
 ] as const;
 
 /** A parsed CronSpan: the matching values of each field, the span and the zone. */
@@ -53,7 +58,7 @@ function parseCronField(text: string, index: number): ReadonlySet<number> | "*" 
     if (from < spec.min || to > spec.max || from > to) {
       throw new Error(`CronSpan ${spec.name} field '${text}': values must be within ${spec.min}-${spec.max}`);
     }
-    for (let v = from; v <= to; v++) values.add(index === 4 && v === 7 ? 0 : v);
+    for (let v = from; v <= to; v++) values.add(v);
   }
   return values;
 }

@@ -75,6 +75,31 @@ describe("keyform policy simulate", () => {
     }
   });
 
+  it("decides the docs' Tempo and secrets examples from activity files with tempo and secret keywords", async () => {
+    const policies = write("docs-policies.json", [
+      { policyName: "tempo to one contract", effect: "EFFECT_ALLOW", condition: "tempo.tx.calls.count() == 1 && tempo.tx.calls[0].function_signature == '0xa9059cbb' && wallet.id == 'w-1'" },
+      { policyName: "no secret passwords", effect: "EFFECT_DENY", condition: "secret.static_properties['kind'] == 'password'" },
+      { policyName: "export secrets", effect: "EFFECT_ALLOW", condition: "activity.kind == 'EXPORT_SECRETS'" },
+    ]);
+    const tempo = (signature: string) => ({
+      type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
+      parameters: { signWith: "0x1", unsignedTransaction: "76", type: "TRANSACTION_TYPE_TEMPO" },
+      approvers: [{ id: "u-1" }],
+      keywords: { wallet: { id: "w-1" }, tempo: { tx: { calls: [{ to: "0x2", input: `${signature}00`, function_signature: signature }] } } },
+    });
+    expect(await keyform("policy", "simulate", "--policies", policies, "--activity", write("tempo-ok.json", tempo("0xa9059cbb")), "--expect", "allow")).toMatchObject({ code: 0 });
+    expect(await keyform("policy", "simulate", "--policies", policies, "--activity", write("tempo-no.json", tempo("0x095ea7b3")), "--expect", "deny-implicit")).toMatchObject({ code: 0 });
+    const secret = (kind: string) => ({ type: "ACTIVITY_TYPE_EXPORT_SECRETS", approvers: [{ id: "u-1" }], keywords: { secret: { static_properties: { kind } } } });
+    expect(await keyform("policy", "simulate", "--policies", policies, "--activity", write("card.json", secret("creditCard")), "--expect", "allow")).toMatchObject({ code: 0 });
+    const password = await keyform("policy", "simulate", "--policies", policies, "--activity", write("password.json", secret("password")), "--expect", "deny-explicit");
+    expect(password).toMatchObject({ code: 0 });
+    expect(password.stdout).toMatch(/^outcome: OUTCOME_DENY_EXPLICIT/);
+    // A camelCase field in a hand-written activity is refused, naming it, rather than read as missing.
+    const camel = await keyform("policy", "simulate", "--policies", policies, "--activity", write("camel.json", { ...tempo("0xa9059cbb"), keywords: { tempo: { tx: { calls: [{ functionSignature: "0xa9059cbb" }] } } } }));
+    expect(camel.code).toBe(1);
+    expect(camel.stderr).toContain("activity.keywords.tempo.tx.calls[0].functionSignature: TempoCall has no field 'functionSignature'");
+  });
+
   it("refuses a malformed activity naming the field", async () => {
     const policies = write("none.json", []);
     const bad = await keyform("policy", "simulate", "--policies", policies, "--type", "CREATE_USER_TAG");

@@ -66,3 +66,39 @@ describe("an erroring DENY counts as no match", () => {
     expect(error!.details[0].policyEvaluations).toContainEqual(expect.objectContaining({ policyId: policyIds["No blind raw-payload signing"], outcome: "OUTCOME_ERROR" }));
   });
 });
+
+describe("the wallets keyword on a request naming several wallets", () => {
+  it("a DENY on any treasury wallet refuses a delete that includes one and lets the others through", async () => {
+    const { walletId: scratch } = await t.client.createWallet({ walletName: "scratch", accounts: [] });
+    const { walletId: treasury } = await t.client.createWallet({ walletName: "treasury", accounts: [] });
+    const allow = await t.client.createPolicy({
+      policyName: "bot deletes wallets",
+      effect: "EFFECT_ALLOW",
+      condition: "activity.kind == 'DELETE_WALLETS'",
+      consensus: `approvers.any(u, u.id == '${botId}')`,
+      notes: "",
+    });
+    const deny = await t.client.createPolicy({
+      policyName: "never the treasury",
+      effect: "EFFECT_DENY",
+      condition: "activity.kind == 'DELETE_WALLETS' && wallets.any(w, w.label == 'treasury')",
+      notes: "",
+    });
+    try {
+      const refused = await bot.deleteWallets({ walletIds: [scratch, treasury], deleteWithoutExport: true }).then(
+        () => undefined,
+        (e: unknown) => e as Record<string, any>,
+      );
+      expect(refused).toMatchObject({ status: 403, code: 7 });
+      expect(refused!.details[0].policyEvaluations).toContainEqual(expect.objectContaining({ policyId: deny.policyId, outcome: "OUTCOME_DENY_EXPLICIT" }));
+      expect((await t.client.listWallets({})).wallets.map((w) => w.walletId)).toEqual(expect.arrayContaining([scratch, treasury]));
+      const activity = await bot.submitActivity("deleteWallets", { walletIds: [scratch], deleteWithoutExport: true });
+      expect(activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+      const ids = (await t.client.listWallets({})).wallets.map((w) => w.walletId);
+      expect(ids).toContain(treasury);
+      expect(ids).not.toContain(scratch);
+    } finally {
+      for (const { policyId } of [allow, deny]) await t.client.deletePolicy({ policyId });
+    }
+  });
+});

@@ -134,11 +134,11 @@ export const DOCUMENTED_EXAMPLES: readonly DocumentedExample[] = [
   },
   {
     name: "13 Permit2 for one token",
-    policies: [allow("p13", "eth.eip_712.domain.name == 'Permit2' && eth.eip_712.message['permitted'].all(p, p['token'] == '0xA0b8')")],
-    allowed: { type: "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", keywords: { eth: { eip_712: { domain: { name: "Permit2" }, message: { permitted: [{ token: "0xA0b8" }] } } } } },
+    policies: [allow("p13", "eth.eip_712.domain.name == 'Permit2' && eth.eip_712.message['permitted'].all(p, p['token'] == '0xa0b8')")],
+    allowed: { type: "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", keywords: { eth: { eip_712: { domain: { name: "Permit2" }, message: { permitted: [{ token: "0xa0b8" }] } } } } },
     refused: {
       type: "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
-      keywords: { eth: { eip_712: { domain: { name: "Permit2" }, message: { permitted: [{ token: "0xA0b8" }, { token: "0xdead" }] } } } },
+      keywords: { eth: { eip_712: { domain: { name: "Permit2" }, message: { permitted: [{ token: "0xa0b8" }, { token: "0xdead" }] } } } },
     },
     refusedOutcome: "OUTCOME_DENY_IMPLICIT",
     warnings: ["unscoped-signing-allow"],

@@ -221,10 +221,13 @@ describe("evaluation rules", () => {
     const big: PolicyRecord = {
       policyId: "big",
       effect: "EFFECT_ALLOW",
-      condition: "activity.params.amount < 115792089237316195423570985008687907853269984665640564039457584007913129639935",
+      condition: "activity.params.transfer.threshold < 115792089237316195423570985008687907853269984665640564039457584007913129639935",
       time: "time.now >= Timestamp('2025-01-01T00:00:00Z') && time.now < Timestamp('2026-01-01T00:00:00Z')",
     };
-    const at2025 = { ...input("ACTIVITY_TYPE_EARN_DEPOSIT", { amount: "115792089237316195423570985008687907853269984665640564039457584007913129639934" }), now: "2025-06-01T00:00:00Z" };
+    const at2025 = { ...input("ACTIVITY_TYPE_SPARK_PREPARE_TRANSFER", {
+        signWith: "sp1-account",
+        transfer: { threshold: "115792089237316195423570985008687907853269984665640564039457584007913129639934" },
+      }), now: "2025-06-01T00:00:00Z" };
     expect(simulate([big], at2025).outcome).toBe("OUTCOME_ALLOW");
     expect(simulate([big], { ...at2025, now: "2026-06-01T00:00:00Z" }).evaluations[0]!.outcome).toBe("OUTCOME_TIME_INACTIVE");
   });

@@ -117,7 +117,7 @@ describe("coverage lints", () => {
   it("an exact versioned type with a newer version suggests kind or resource/action", () => {
     const [found] = rules(allow("subs", "activity.type == 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V2'"));
     expect(found).toMatchObject({ rule: "versioned-activity-type", position: { column: 18 } });
-    expect(found!.message).toMatch(/ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7 is newer.*activity\.kind == 'CREATE_SUB_ORGANIZATION'.*activity\.resource == 'ORGANIZATION' && activity\.action == 'CREATE'/);
+    expect(found!.message).toMatch(/ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8 is newer.*activity\.kind == 'CREATE_SUB_ORGANIZATION'.*activity\.resource == 'ORGANIZATION' && activity\.action == 'CREATE'/);
     expect(rules(allow("latest", "activity.type == 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2'")).map((d) => d.rule)).not.toContain("versioned-activity-type");
   });
 
