@@ -156,13 +156,11 @@ export function groupErrors(errors: ReadonlyArray<{ message: string; urn?: strin
 }
 
 /**
- * A settings error as the report shows it: from `keyform:` on, with the URL and key it names
- * (they are what to check), without the resource it happened to be met by.
+ * A settings error as the report shows it: the URL and key it names stay (they are what to
+ * check), the resource it happened to be met by goes.
  */
 function settingsCause(message: string): string {
-  const text = withoutSubject(message);
-  const at = text.indexOf("keyform:");
-  return at >= 0 ? text.slice(at) : text;
+  return withoutSubject(message);
 }
 
 /** The errors as the report keeps them: each once, a settings error once per run. */
