@@ -99,11 +99,15 @@ export function causeOf(message: string): string {
   return normalizeIdentifiers(withoutSubject(message));
 }
 
-/** The message without `error:` and the `<Class> <label or id>: <operation>: ` it starts with. */
+/**
+ * The message without `error:`, the engine's `Preview failed: ` (a refresh step's failure during
+ * a preview or up), and the `<Class> <label or id>: <operation>: ` it starts with.
+ */
 function withoutSubject(message: string): string {
   return message
     .trim()
     .replace(/^error:\s*/u, "")
+    .replace(/^(?:preview|update|refresh|destroy) failed: /iu, "")
     .replace(/^[A-Z]\w* (?:"[^"]*"|\S+): (?:create|read|update|delete|check|diff): /u, "")
     .replace(/\s+/gu, " ");
 }

@@ -152,7 +152,8 @@ describe("SummaryCollector", () => {
       collector.onEvent({
         sequence: i,
         timestamp: 0,
-        diagnosticEvent: { urn: urn(name), message: `UserTag 6f1c${i}: read: ${settings}\n`, color: "never", severity: "error" },
+        // As the engine reports a refresh step's failure during a preview.
+        diagnosticEvent: { urn: urn(name), message: `Preview failed: UserTag 6f1c${i}: read: ${settings}\n`, color: "never", severity: "error" },
       }),
     );
     collector.onEvent({ sequence: 9, timestamp: 0, diagnosticEvent: { message: "preview failed", color: "never", severity: "error" } });
