@@ -96,7 +96,7 @@ describe("the README's quick start", () => {
         stamper: new ApiKeyStamper({ apiPublicKey: bootstrap.apiPublicKey, apiPrivateKey: bootstrap.apiPrivateKey }),
       });
       const { userTags } = await client.listUserTags();
-      expect(userTags.map((t) => t.userTagName)).toEqual(["ops"]);
+      expect(userTags.map((t) => t.tagName)).toEqual(["ops"]);
     } finally {
       result.stop();
     }
