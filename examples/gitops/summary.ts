@@ -33,7 +33,7 @@ export interface ChangeSummary {
   stack: string;
   changes: ResourceChange[];
   counts: Record<ChangeKind, number>;
-  /** Every error, as the engine reported it. */
+  /** Every error, as the engine reported it; a settings error once, however many resources met it. */
   errors: string[];
   /** The errors grouped by cause, most frequent first. */
   errorGroups: ErrorGroup[];
@@ -92,21 +92,63 @@ function changeFromStep(meta: StepEventMetadata, operation: ChangeSummary["opera
 
 /**
  * The cause of an error without the resource it is about: keyform's messages start with
- * `<Class> <label or id>: <operation>: `, so 23 resources failing on one unreachable server
- * share one cause.
+ * `<Class> <label or id>: <operation>: `, and ids, addresses, keys and quoted names inside the
+ * message are replaced by placeholders, so 23 resources failing for one reason share one cause.
  */
 export function causeOf(message: string): string {
+  return normalizeIdentifiers(withoutSubject(message));
+}
+
+/**
+ * The message without `error:`, the engine's `Preview failed: ` (a refresh step's failure during
+ * a preview or up), and the `<Class> <label or id>: <operation>: ` it starts with.
+ */
+function withoutSubject(message: string): string {
   return message
     .trim()
     .replace(/^error:\s*/u, "")
+    .replace(/^(?:preview|update|refresh|destroy) failed: /iu, "")
     .replace(/^[A-Z]\w* (?:"[^"]*"|\S+): (?:create|read|update|delete|check|diff): /u, "")
     .replace(/\s+/gu, " ");
 }
 
-/** Folds `errors` (with the URN each was about, if any) into one group per cause. */
+/** Ids, addresses, keys and quoted names, each replaced by what it is. */
+function normalizeIdentifiers(text: string): string {
+  return text
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/giu, "<id>")
+    .replace(/\b0x[0-9a-f]+\b/giu, "<address>")
+    .replace(/\bsha256:[0-9a-f]+\b/giu, "<fingerprint>")
+    .replace(/\b[0-9a-f]{16,}\b/giu, "<key>")
+    .replace(/"[^"]*"/gu, '"<name>"')
+    .replace(/'[^']*'/gu, "'<name>'");
+}
+
+/**
+ * Whether a message is the failed settings check (or a setting missing): the same for every
+ * resource of the run, so the report gives it once, not once per resource.
+ */
+export function isSettingsError(message: string): boolean {
+  return /keyform: the provider settings do not work:|keyform: the stack config is wrong:|needs the setting "\w+"|the API key settings are (?:wrong|not usable)|keyform:apiPrivateKey \(KEYFORM_API_PRIVATE_KEY\) is not the private key/u.test(message);
+}
+
+/** The engine's closing line of a failed run, which says nothing the resource errors do not. */
+const ENGINE_CLOSING = /^(?:error:\s*)?(?:preview|update|refresh|destroy) failed$/u;
+
+/**
+ * Folds `errors` (with the URN each was about, if any) into one group per cause. A settings
+ * error is one group of count 1, whatever the number of resources that met it; the engine's
+ * closing "preview failed" is dropped when anything else explains the failure.
+ */
 export function groupErrors(errors: ReadonlyArray<{ message: string; urn?: string }>): ErrorGroup[] {
+  const explained = errors.some((e) => !ENGINE_CLOSING.test(e.message.trim()));
   const groups = new Map<string, ErrorGroup>();
   for (const { message, urn } of errors) {
+    if (explained && ENGINE_CLOSING.test(message.trim())) continue;
+    if (isSettingsError(message)) {
+      const cause = settingsCause(message);
+      if (![...groups.values()].some((g) => g.cause === cause)) groups.set(`settings:${cause}`, { cause, count: 1, resources: [] });
+      continue;
+    }
     const cause = causeOf(message);
     const group = groups.get(cause) ?? { cause, count: 0, resources: [] };
     group.count += 1;
@@ -115,6 +157,29 @@ export function groupErrors(errors: ReadonlyArray<{ message: string; urn?: strin
     groups.set(cause, group);
   }
   return [...groups.values()].sort((a, b) => b.count - a.count);
+}
+
+/**
+ * A settings error as the report shows it: the URL and key it names stay (they are what to
+ * check), the resource it happened to be met by goes.
+ */
+function settingsCause(message: string): string {
+  return withoutSubject(message);
+}
+
+/** The errors as the report keeps them: each once, a settings error once per run. */
+function distinctErrors(errors: ReadonlyArray<{ message: string }>): string[] {
+  const kept: string[] = [];
+  const settings = new Set<string>();
+  for (const { message } of errors) {
+    if (isSettingsError(message)) {
+      const cause = settingsCause(message);
+      if (settings.has(cause)) continue;
+      settings.add(cause);
+      kept.push(cause);
+    } else kept.push(message);
+  }
+  return kept;
 }
 
 /** Collects engine events of one operation; `summary()` gives the result. */
@@ -157,7 +222,7 @@ export class SummaryCollector {
       stack: this.stack,
       changes,
       counts,
-      errors: this.errors.map((e) => e.message),
+      errors: distinctErrors(this.errors),
       errorGroups: groupErrors(this.errors),
       warnings: [...this.warnings],
     };

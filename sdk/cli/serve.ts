@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import type { EmulatorLogLevel as LogLevel, IpAllowlistConfig } from "../emulator-contract";
 import { startEmulator } from "../emulator-loader";
+import { ensureEarnWrapper, parseEarnWrapper, type EarnWrapperRequest } from "./earn-wrapper";
 
 const LOG_LEVELS: readonly LogLevel[] = ["silent", "fatal", "error", "warn", "info", "debug", "trace"];
 
@@ -52,6 +53,7 @@ export function serveCommand(): Command {
     .option("--ip-allowlist <rules>", "organization-level IP allowlist of the root organization (comma-separated IPs or CIDR blocks)")
     .option("--ip-allowlist-key <publicKey=rules>", "IP allowlist of one API key of the root organization (repeatable)", collectKeyAllowlist)
     .option("--rate-limit <n>", "answer 429 with Retry-After over n requests per second per organization, as the service does (default: no limit)", parseRate)
+    .option("--earn-wrapper <vault[@chain]>", "make sure an Earn wrapper is deployed for this vault (default chain eip155:8453), as one is on the service before a program manages its state", parseEarnWrapper)
     .option("--clear-ip-allowlists", "remove every stored IP allowlist (the --ip-allowlist* options also replace them)")
     .action(async (opts: {
       port: number;
@@ -63,6 +65,7 @@ export function serveCommand(): Command {
       ipAllowlistKey?: IpAllowlistConfig[];
       clearIpAllowlists?: boolean;
       rateLimit?: number;
+      earnWrapper?: EarnWrapperRequest;
     }) => {
       const dataDir = path.resolve(opts.data);
       const ipAllowlists = ipAllowlistsOf(opts);
@@ -75,6 +78,10 @@ export function serveCommand(): Command {
         ...(ipAllowlists !== undefined ? { ipAllowlists } : {}),
         ...(opts.rateLimit !== undefined ? { maxRequestsPerSecond: opts.rateLimit } : {}),
       });
+      if (opts.earnWrapper !== undefined) {
+        const wrapper = await ensureEarnWrapper(emulator.url, emulator.bootstrap, opts.earnWrapper);
+        process.stdout.write(`keyform emulator: Earn wrapper ${wrapper.wrapperAddress} for vault ${opts.earnWrapper.vaultAddress} (${wrapper.deployed ? "deployed" : "already deployed"})\n`);
+      }
       process.stdout.write(
         `keyform emulator listening on ${emulator.url} (organization ${emulator.bootstrap.organizationId}; ` +
           `credentials in ${path.join(dataDir, "bootstrap.json")})\n`,

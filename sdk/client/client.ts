@@ -49,6 +49,11 @@ export interface KeyformClientOptions {
   onRequest?: (path: string) => void;
   /** Per-attempt timeout in ms (default 30_000). */
   timeoutMs?: number;
+  /**
+   * Time an attempt may take to connect and receive the first byte of its answer (default
+   * 15_000); a silent server then fails the call within it, without retries.
+   */
+  firstByteTimeoutMs?: number;
   /** Budget of a whole call (every attempt and backoff wait) in ms; default: none. */
   budgetMs?: number;
   /** Retries of network errors, 429, 502, 503, 504 (defaults: 3 retries, 250 ms base, 5 s cap). */
@@ -145,6 +150,7 @@ export class KeyformClient {
       rateLimiter: options.rateLimiter,
       onRequest: options.onRequest,
       timeoutMs: options.timeoutMs,
+      firstByteTimeoutMs: options.firstByteTimeoutMs,
       budgetMs: options.budgetMs,
       retry: options.retry,
       logger: options.logger,

@@ -199,6 +199,28 @@ export class TimeoutError extends KeyformError {
 }
 
 /**
+ * Nothing of the answer arrived within the first-byte time: the connection was not made, or
+ * the server accepted it and stayed silent. Not retried: a server that says nothing for that
+ * long is not the service, or not working, and every retry would cost the same again.
+ */
+export class FirstByteTimeoutError extends TimeoutError {
+  /** Whether the connection was made (undefined when the sender cannot tell). */
+  readonly connected: boolean | undefined;
+
+  constructor(context: ErrorContext, firstByteTimeoutMs: number, connected: boolean | undefined) {
+    super(context, firstByteTimeoutMs);
+    this.connected = connected;
+    const cause =
+      connected === true
+        ? "the server accepted the connection but sent nothing"
+        : connected === false
+          ? "the connection was not made"
+          : "nothing arrived (connection and first byte)";
+    this.message = `${context.operation}: ${cause} within ${firstByteTimeoutMs} ms${context.fingerprint ? ` [fingerprint ${context.fingerprint}]` : ""}`;
+  }
+}
+
+/**
  * A 2xx response that does not match the operation's schema, or is not JSON. The message
  * names the operation and every failing field path, never the body itself.
  */

@@ -23,6 +23,18 @@ export interface HttpAnswer {
 /** Thrown (as is) when an attempt runs out of time; the caller turns it into its own error. */
 export const TIMED_OUT: unique symbol = Symbol("timed out");
 
+/**
+ * Thrown when nothing of the answer arrived within the first-byte time: `connected` says whether
+ * the connection was made (the server accepted it and stayed silent) or not even that
+ * (undefined when the sender cannot tell).
+ */
+export class NoFirstByte {
+  constructor(
+    readonly connected: boolean | undefined,
+    readonly afterMs: number,
+  ) {}
+}
+
 /** Connections kept per host; more requests than this wait for a free one. */
 const MAX_SOCKETS_PER_HOST = 64;
 
@@ -33,23 +45,28 @@ const agents = {
 
 /**
  * POSTs `body` to `url` on a pooled keep-alive connection and reads the answer within
- * `timeoutMs` (the body included).
- * @throws {typeof TIMED_OUT} when the time runs out; a network error (with its `code`) otherwise.
+ * `timeoutMs` (the body included); the status line must arrive within `firstByteMs` (connecting
+ * included) when that is shorter.
+ * @throws {typeof TIMED_OUT} when the time runs out; {@link NoFirstByte} when nothing arrived
+ * within `firstByteMs`; a network error (with its `code`) otherwise.
  */
-export function poolPost(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<HttpAnswer> {
+export function poolPost(url: string, headers: Record<string, string>, body: string, timeoutMs: number, firstByteMs = Infinity): Promise<HttpAnswer> {
   const target = new URL(url);
   const transport = target.protocol === "https:" ? https : http;
   const agent = target.protocol === "https:" ? agents["https:"] : agents["http:"];
   const payload = Buffer.from(body, "utf8");
   return new Promise<HttpAnswer>((resolve, reject) => {
     let timedOut = false;
+    let failure: unknown = TIMED_OUT;
+    let connected = false;
     const request = transport.request(
       target,
       { method: "POST", agent, headers: { ...headers, "Content-Length": String(payload.length) } },
       (response) => {
+        clearTimeout(firstByteTimer);
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("error", (error) => reject(timedOut ? TIMED_OUT : error));
+        response.on("error", (error) => reject(timedOut ? failure : error));
         response.on("end", () => {
           clearTimeout(timer);
           const raw = response.headers;
@@ -67,28 +84,54 @@ export function poolPost(url: string, headers: Record<string, string>, body: str
     );
     const timer = setTimeout(() => {
       timedOut = true;
+      clearTimeout(firstByteTimer);
       request.destroy();
     }, timeoutMs);
+    const firstByteTimer =
+      firstByteMs < timeoutMs
+        ? setTimeout(() => {
+            timedOut = true;
+            failure = new NoFirstByte(connected, firstByteMs);
+            clearTimeout(timer);
+            request.destroy();
+          }, firstByteMs)
+        : undefined;
+    request.on("socket", (socket) => {
+      // A pooled socket is already connected; a new one says so when it is.
+      if (!socket.connecting) connected = true;
+      else socket.once("connect", () => (connected = true));
+    });
     request.on("error", (error) => {
       clearTimeout(timer);
-      reject(timedOut ? TIMED_OUT : error);
+      clearTimeout(firstByteTimer);
+      reject(timedOut ? failure : error);
     });
     request.end(payload);
   });
 }
 
-/** The same as {@link poolPost}, through `fetchImpl`. */
-export async function fetchPost(fetchImpl: typeof fetch, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<HttpAnswer> {
+/** The same as {@link poolPost}, through `fetchImpl` (which does not say when it connected). */
+export async function fetchPost(fetchImpl: typeof fetch, url: string, headers: Record<string, string>, body: string, timeoutMs: number, firstByteMs = Infinity): Promise<HttpAnswer> {
   const controller = new AbortController();
+  let failure: unknown = TIMED_OUT;
   const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const firstByteTimer =
+    firstByteMs < timeoutMs
+      ? setTimeout(() => {
+          failure = new NoFirstByte(undefined, firstByteMs);
+          controller.abort();
+        }, firstByteMs)
+      : undefined;
   try {
     const response = await fetchImpl(url, { method: "POST", headers, body, signal: controller.signal, redirect: "error" });
+    clearTimeout(firstByteTimer);
     const text = await response.text();
     return { status: response.status, statusText: response.statusText, header: (name) => response.headers.get(name) ?? undefined, text };
   } catch (error) {
-    if (controller.signal.aborted) throw TIMED_OUT;
+    if (controller.signal.aborted) throw failure;
     throw error;
   } finally {
     clearTimeout(timer);
+    clearTimeout(firstByteTimer);
   }
 }

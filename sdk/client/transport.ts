@@ -17,12 +17,13 @@ import type { z } from "zod";
 import {
   ApiError,
   ConnectionError,
+  FirstByteTimeoutError,
   KeyformError,
   ResponseValidationError,
   TimeoutError,
   type ErrorContext,
 } from "./errors";
-import { fetchPost, poolPost, TIMED_OUT, type HttpAnswer } from "./http-pool";
+import { fetchPost, NoFirstByte, poolPost, TIMED_OUT, type HttpAnswer } from "./http-pool";
 import type { RateLimiter } from "./rate-limiter";
 import { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetryOptions, sleep, type ResolvedRetryOptions, type RetryOptions } from "./retry";
 import type { Stamper } from "./stamper";
@@ -32,6 +33,13 @@ export const CLIENT_VERSION = "keyform@0.1.0";
 
 /** Default per-attempt timeout. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * Default time an attempt may take to connect and receive the first byte of its answer. The
+ * service answers within a second or two; a server that is silent for this long is not going to
+ * answer, and waiting for the whole budget only delays the error.
+ */
+export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 15_000;
 
 /**
  * Structured events for a `logger` option. They carry names, statuses and timings only:
@@ -80,6 +88,12 @@ export interface TransportOptions {
   onRequest?: ((path: string) => void) | undefined;
   /** Per-attempt timeout in ms (default 30_000). */
   timeoutMs?: number | undefined;
+  /**
+   * Time in ms an attempt may take to connect and receive the first byte of the answer (default
+   * {@link DEFAULT_FIRST_BYTE_TIMEOUT_MS}); when it runs out the call fails with a
+   * {@link FirstByteTimeoutError}, without retrying. Only applies when shorter than `timeoutMs`.
+   */
+  firstByteTimeoutMs?: number | undefined;
   /**
    * Budget of a whole call in ms: every attempt and every backoff wait together (default: none,
    * only the per-attempt timeout). A silent server then fails the call once within it, instead
@@ -166,6 +180,7 @@ export class Transport {
   /** The base URL without a trailing slash. */
   readonly baseUrl: string;
   readonly timeoutMs: number;
+  readonly firstByteTimeoutMs: number;
   readonly budgetMs: number | undefined;
   readonly retry: ResolvedRetryOptions;
   private readonly stamper: Stamper | undefined;
@@ -192,6 +207,10 @@ export class Transport {
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
       throw new RangeError(`timeoutMs must be a positive number, got ${String(timeoutMs)}`);
     }
+    const firstByteTimeoutMs = options.firstByteTimeoutMs ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS;
+    if (!Number.isFinite(firstByteTimeoutMs) || firstByteTimeoutMs <= 0) {
+      throw new RangeError(`firstByteTimeoutMs must be a positive number, got ${String(firstByteTimeoutMs)}`);
+    }
     const budgetMs = options.budgetMs;
     if (budgetMs !== undefined && (!Number.isFinite(budgetMs) || budgetMs <= 0)) {
       throw new RangeError(`budgetMs must be a positive number, got ${String(budgetMs)}`);
@@ -202,6 +221,7 @@ export class Transport {
     }
     this.baseUrl = baseUrl;
     this.timeoutMs = timeoutMs;
+    this.firstByteTimeoutMs = firstByteTimeoutMs;
     this.budgetMs = budgetMs;
     this.retry = resolveRetryOptions(options.retry);
     this.stamper = options.stamper;
@@ -331,9 +351,11 @@ export class Transport {
   private async attempt(url: string, path: string, headers: Record<string, string>, body: string, context: ErrorContext, timeoutMs: number): Promise<HttpAnswer> {
     this.onRequest?.(path);
     try {
-      return await (this.fetchImpl ? fetchPost(this.fetchImpl, url, headers, body, timeoutMs) : poolPost(url, headers, body, timeoutMs));
+      const firstByteMs = this.firstByteTimeoutMs;
+      return await (this.fetchImpl ? fetchPost(this.fetchImpl, url, headers, body, timeoutMs, firstByteMs) : poolPost(url, headers, body, timeoutMs, firstByteMs));
     } catch (error) {
       if (error === TIMED_OUT) throw new TimeoutError(context, timeoutMs);
+      if (error instanceof NoFirstByte) throw new FirstByteTimeoutError(context, error.afterMs, error.connected);
       if (error instanceof KeyformError) throw error;
       throw new ConnectionError(context, networkErrorCode(error), error);
     } finally {
@@ -377,6 +399,7 @@ function activityIdOf(json: unknown): string | undefined {
 
 /** Network failures worth another attempt; see {@link TransportRequest.idempotent}. */
 function isRetryableFailure(error: unknown, idempotent: boolean): error is ConnectionError | TimeoutError {
+  if (error instanceof FirstByteTimeoutError) return false;
   if (error instanceof TimeoutError) return idempotent;
   if (error instanceof ConnectionError) return idempotent || error.errorCode === "ECONNREFUSED";
   return false;

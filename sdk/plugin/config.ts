@@ -18,6 +18,9 @@ export const SETTINGS_DESCRIPTION: Readonly<Record<SettingName, { description: s
   timeoutMs: {
     description: `Budget of one request in milliseconds, retries and the recovery of a lost answer included (default 60000; env \`${SETTING_ENV.timeoutMs}\`).`,
   },
+  firstByteTimeoutMs: {
+    description: `Time in milliseconds a request may take to connect and receive the first byte of the answer; a silent server fails within it, without retries (default 15000; env \`${SETTING_ENV.firstByteTimeoutMs}\`).`,
+  },
   maxRequestsPerSecond: {
     description: `Requests per second per organization the provider keeps to, shared by all its resources (default 10, the service's limit; 0 = no limit; env \`${SETTING_ENV.maxRequestsPerSecond}\`).`,
   },
@@ -54,7 +57,8 @@ function problemWith(name: SettingName, value: unknown): string | undefined {
         ? undefined
         : "keyform:apiPublicKey must be a compressed public key in hex (66 digits; 64 for ed25519)";
     case "timeoutMs":
-      return /^\d+$/.test(value.trim()) && Number(value) > 0 ? undefined : `keyform:timeoutMs must be a positive whole number of milliseconds, not ${JSON.stringify(value)}`;
+    case "firstByteTimeoutMs":
+      return /^\d+$/.test(value.trim()) && Number(value) > 0 ? undefined : `keyform:${name} must be a positive whole number of milliseconds, not ${JSON.stringify(value)}`;
     case "maxRequestsPerSecond":
       return /^\d+(\.\d+)?$/.test(value.trim()) ? undefined : `keyform:maxRequestsPerSecond must be a number of requests per second (0 for no limit), not ${JSON.stringify(value)}`;
     case "apiPrivateKey":

@@ -23,7 +23,8 @@ let emu: TestEmulator;
 async function keyform(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("KEYFORM_")));
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { env: { ...base, ...env } });
+    // Outside any Pulumi project: doctor would read the repository's selected stack otherwise.
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { env: { ...base, ...env }, cwd: os.tmpdir() });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };

@@ -5,11 +5,12 @@
  * leaves the organization without anything the stack created.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStamper, KeyformClient, startEmulator, type Bootstrap } from "keyform";
+import { cleanCopy } from "../support/repo-copy";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const DRIFT_EXIT_CODE = 3;
@@ -21,33 +22,6 @@ let copy: string; // the clean copy of the repository
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
 
-/** Copies the files git knows (tracked and untracked-not-ignored), keeping their mtimes. */
-function cleanCopy(to: string): void {
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: repoRoot,
-    encoding: "utf8",
-  })
-    .split("\0")
-    .filter(Boolean);
-  for (const file of files) {
-    const target = path.join(to, file);
-    mkdirSync(path.dirname(target), { recursive: true });
-    try {
-      cpSync(path.join(repoRoot, file), target, { preserveTimestamps: true });
-    } catch {
-      // listed but deleted in the working tree
-    }
-  }
-  // The dependencies are the same; installing them again would only measure the registry.
-  // scripts/org-up installs when package-lock.json is newer than node_modules/.package-lock.json,
-  // so the copy's lock file is dated well before any install. (The install's own time is not
-  // enough: a Date holds whole milliseconds and utimes rounds up, so the copy came out newer by
-  // a fraction of a millisecond.) ensure-npm-deps.sh also never installs through a linked
-  // node_modules, which `npm ci` would empty.
-  symlinkSync(path.join(repoRoot, "node_modules"), path.join(to, "node_modules"));
-  const longAgo = new Date("2000-01-01T00:00:00Z");
-  utimesSync(path.join(to, "package-lock.json"), longAgo, longAgo);
-}
 
 interface Finished {
   status: number | null;

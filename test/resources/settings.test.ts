@@ -1,11 +1,12 @@
 /** Provider settings: stack config, then the environment, then the defaults. */
 import { describe, expect, it } from "vitest";
-import { MissingSettingError, requireSetting, resolveSettings, DEFAULT_BASE_URL, DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_TIMEOUT_MS } from "../../sdk/resources/runtime/settings";
+import { MissingSettingError, requireSetting, resolveSettings, DEFAULT_BASE_URL, DEFAULT_FIRST_BYTE_TIMEOUT_MS, DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_TIMEOUT_MS } from "../../sdk/resources/runtime/settings";
 
 describe("resolveSettings", () => {
   it("defaults to the hosted service", () => {
-    expect(resolveSettings(undefined, {})).toEqual({ baseUrl: DEFAULT_BASE_URL, authProxyUrl: "https://authproxy.turnkey.com", timeoutMs: DEFAULT_TIMEOUT_MS, maxRequestsPerSecond: DEFAULT_MAX_REQUESTS_PER_SECOND });
+    expect(resolveSettings(undefined, {})).toEqual({ baseUrl: DEFAULT_BASE_URL, authProxyUrl: "https://authproxy.turnkey.com", timeoutMs: DEFAULT_TIMEOUT_MS, firstByteTimeoutMs: DEFAULT_FIRST_BYTE_TIMEOUT_MS, maxRequestsPerSecond: DEFAULT_MAX_REQUESTS_PER_SECOND });
     expect(DEFAULT_MAX_REQUESTS_PER_SECOND).toBe(10);
+    expect(DEFAULT_FIRST_BYTE_TIMEOUT_MS).toBe(15_000);
   });
 
   it("maxRequestsPerSecond: a non-negative number from keyform:maxRequestsPerSecond or KEYFORM_MAX_REQUESTS_PER_SECOND (0 = no limit); anything else names both", () => {
@@ -24,6 +25,16 @@ describe("resolveSettings", () => {
     expect(resolveSettings(undefined, { KEYFORM_TIMEOUT_MS: "250" }).timeoutMs).toBe(250);
     for (const bad of ["0", "-5", "1.5", "soon"]) {
       expect(() => resolveSettings(undefined, { KEYFORM_TIMEOUT_MS: bad })).toThrow(/"timeoutMs" \(keyform:timeoutMs or KEYFORM_TIMEOUT_MS\) must be a positive whole number/);
+    }
+  });
+
+  it("firstByteTimeoutMs: a positive whole number of ms from keyform:firstByteTimeoutMs or KEYFORM_FIRST_BYTE_TIMEOUT_MS; anything else names both", () => {
+    expect(resolveSettings((k) => (k === "keyform:firstByteTimeoutMs" ? "4000" : undefined), { KEYFORM_FIRST_BYTE_TIMEOUT_MS: "9" }).firstByteTimeoutMs).toBe(4000);
+    expect(resolveSettings(undefined, { KEYFORM_FIRST_BYTE_TIMEOUT_MS: "250" }).firstByteTimeoutMs).toBe(250);
+    for (const bad of ["0", "-5", "1.5", "soon"]) {
+      expect(() => resolveSettings(undefined, { KEYFORM_FIRST_BYTE_TIMEOUT_MS: bad })).toThrow(
+        /"firstByteTimeoutMs" \(keyform:firstByteTimeoutMs or KEYFORM_FIRST_BYTE_TIMEOUT_MS\) must be a positive whole number/,
+      );
     }
   });
 

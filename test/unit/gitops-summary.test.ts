@@ -115,13 +115,56 @@ describe("SummaryCollector", () => {
     collector.onEvent({ sequence: 9, timestamp: 0, diagnosticEvent: { message: "refresh failed", color: "never", severity: "error" } });
     const summary = collector.summary();
     expect(summary.errors).toHaveLength(4);
-    expect(summary.errorGroups).toEqual([
-      { cause, count: 3, resources: ["ci", "deployer", "alice"] },
-      { cause: "refresh failed", count: 1, resources: [] },
-    ]);
+    // The engine's closing "refresh failed" says nothing the three errors do not.
+    expect(summary.errorGroups).toEqual([{ cause, count: 3, resources: ["ci", "deployer", "alice"] }]);
     const markdown = renderMarkdown(summary);
     expect(markdown).toContain(`- 3× ${cause} (\`ci\`, \`deployer\`, \`alice\`)`);
-    expect(markdown.match(/^- /gm)).toHaveLength(2);
+    expect(markdown.match(/^- /gm)).toHaveLength(1);
+  });
+
+  it("folds errors that differ only by ids, addresses, keys and names", () => {
+    const collector = new SummaryCollector("preview", "dev");
+    const ids = ["0b1e6a52-3f43-4c1d-9d7e-2a6f0e1c9b11", "7c2d4e61-58a9-4b0f-8e3c-61d2f7a4c022", "e93f1a07-c4b2-4d8e-a5f6-0b7c3d9e1f33"];
+    ids.forEach((id, i) =>
+      collector.onEvent({
+        sequence: i,
+        timestamp: 0,
+        diagnosticEvent: {
+          urn: urn(`r${i}`),
+          message: `error: Wallet ${id}: read: getWallet: wallet ${id} of "team-${i}" at 0x${String(i).repeat(40)} (key 02${"ab".repeat(32)}${i}) not found\n`,
+          color: "never",
+          severity: "error",
+        },
+      }),
+    );
+    const summary = collector.summary();
+    expect(summary.errors).toHaveLength(3);
+    expect(summary.errorGroups).toEqual([
+      { cause: 'getWallet: wallet <id> of "<name>" at <address> (key <key>) not found', count: 3, resources: ["r0", "r1", "r2"] },
+    ]);
+  });
+
+  it("reports a settings error once per run, however many resources met it, and keeps the closing line only when nothing explains it", () => {
+    const collector = new SummaryCollector("preview", "dev");
+    const settings =
+      "keyform: the provider settings do not work: the service at http://127.0.0.1:8090 refused the API key 02aa in organization o-1 (whoami: unauthenticated); check keyform:apiPublicKey (KEYFORM_API_PUBLIC_KEY)";
+    ["ops", "dev", "qa"].forEach((name, i) =>
+      collector.onEvent({
+        sequence: i,
+        timestamp: 0,
+        // As the engine reports a refresh step's failure during a preview.
+        diagnosticEvent: { urn: urn(name), message: `Preview failed: UserTag 6f1c${i}: read: ${settings}\n`, color: "never", severity: "error" },
+      }),
+    );
+    collector.onEvent({ sequence: 9, timestamp: 0, diagnosticEvent: { message: "preview failed", color: "never", severity: "error" } });
+    const summary = collector.summary();
+    expect(summary.errors).toEqual([settings, "preview failed"]);
+    expect(summary.errorGroups).toEqual([{ cause: settings, count: 1, resources: [] }]);
+    expect(renderMarkdown(summary)).toContain(`**Errors**\n\n- ${settings}\n`);
+
+    const bare = new SummaryCollector("preview", "dev");
+    bare.onEvent({ sequence: 1, timestamp: 0, diagnosticEvent: { message: "preview failed", color: "never", severity: "error" } });
+    expect(bare.summary().errorGroups).toEqual([{ cause: "preview failed", count: 1, resources: [] }]);
   });
 });
 

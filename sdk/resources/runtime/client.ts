@@ -36,7 +36,7 @@ export function sessionFor(settings: Settings, organizationId: string, purpose: 
   const apiPublicKey = requireSetting(settings, "apiPublicKey", purpose);
   const apiPrivateKey = requireSetting(settings, "apiPrivateKey", purpose);
   // The key of the cache is not secret: the public key identifies the credential.
-  const key = `${settings.baseUrl}|${organizationId}|${apiPublicKey}|${settings.timeoutMs}|${settings.maxRequestsPerSecond}`;
+  const key = `${settings.baseUrl}|${organizationId}|${apiPublicKey}|${settings.timeoutMs}|${settings.firstByteTimeoutMs}|${settings.maxRequestsPerSecond}`;
   let client = cache.get(key);
   if (!client) {
     client = new KeyformClient({
@@ -49,6 +49,9 @@ export function sessionFor(settings: Settings, organizationId: string, purpose: 
       // more attempts than the client's default, all within the budget above.
       retry: { maxRetries: PROVIDER_RETRIES },
       timeoutMs: Math.min(settings.timeoutMs, DEFAULT_ATTEMPT_TIMEOUT_MS),
+      // A silent server fails within this, once; activity polling and consensus waits have
+      // their own, longer budgets (each poll still has to start answering within it).
+      firstByteTimeoutMs: settings.firstByteTimeoutMs,
       // Writes through this client make the shared collection reads stale (shared-reads.ts).
       onRequest: observeWrites,
       // The service counts requests per organization: every client of this process that acts

@@ -15,6 +15,7 @@ import {
   SubmitNotAppliedError,
   SubmitOutcomeUnknownError,
   TimeoutError,
+  FirstByteTimeoutError,
 } from "../../client/errors";
 import { SETTING_ENV, settingLabel } from "./settings";
 
@@ -93,6 +94,13 @@ export function explain(error: unknown, what: string): Error {
   if (error instanceof ConnectionError) {
     return new ProviderError(
       `${what}: ${error.message}. Check ${settingLabel("baseUrl")}.`,
+      { cause: error },
+    );
+  }
+  if (error instanceof FirstByteTimeoutError) {
+    return new ProviderError(
+      `${what}: ${error.message} (${settingLabel("firstByteTimeoutMs")} is ${error.timeoutMs} ms). Check that ${settingLabel("baseUrl")} ` +
+        `is the service, or allow more time with ${settingLabel("firstByteTimeoutMs")}.`,
       { cause: error },
     );
   }

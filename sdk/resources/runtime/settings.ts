@@ -14,6 +14,7 @@ export const SETTING_NAMES = [
   "authProxyUrl",
   "authProxyConfigId",
   "timeoutMs",
+  "firstByteTimeoutMs",
   "maxRequestsPerSecond",
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -27,6 +28,7 @@ export const SETTING_ENV: Readonly<Record<SettingName, string>> = {
   authProxyUrl: "KEYFORM_AUTH_PROXY_URL",
   authProxyConfigId: "KEYFORM_AUTH_PROXY_CONFIG_ID",
   timeoutMs: "KEYFORM_TIMEOUT_MS",
+  firstByteTimeoutMs: "KEYFORM_FIRST_BYTE_TIMEOUT_MS",
   maxRequestsPerSecond: "KEYFORM_MAX_REQUESTS_PER_SECOND",
 };
 
@@ -47,6 +49,13 @@ export const DEFAULT_AUTH_PROXY_URL = "https://authproxy.turnkey.com";
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
 /**
+ * Default time a request may take to connect and receive the first byte of its answer: a server
+ * that accepts connections and never answers fails the run within it, while the waits that are
+ * expected to be long (activity polling, consensus) keep their own budgets.
+ */
+export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 15_000;
+
+/**
  * Default pace of the provider's requests: the service's documented rate limit of about 10
  * requests per second per organization. `0` turns pacing off.
  */
@@ -62,6 +71,8 @@ export interface Settings {
   authProxyConfigId?: string;
   /** Budget of one request in ms (see {@link DEFAULT_TIMEOUT_MS}). */
   timeoutMs: number;
+  /** Time to connect and receive the first byte of an answer, in ms (see {@link DEFAULT_FIRST_BYTE_TIMEOUT_MS}). */
+  firstByteTimeoutMs: number;
   /** Requests per second per organization the provider process keeps to; 0 = no limit. */
   maxRequestsPerSecond: number;
 }
@@ -102,7 +113,8 @@ export function resolveSettings(config: ConfigLookup | undefined, env: NodeJS.Pr
     apiPrivateKey: value("apiPrivateKey"),
     authProxyUrl: value("authProxyUrl") ?? DEFAULT_AUTH_PROXY_URL,
     authProxyConfigId: value("authProxyConfigId"),
-    timeoutMs: parseTimeout(value("timeoutMs")),
+    timeoutMs: parseTimeout(value("timeoutMs"), "timeoutMs", DEFAULT_TIMEOUT_MS),
+    firstByteTimeoutMs: parseTimeout(value("firstByteTimeoutMs"), "firstByteTimeoutMs", DEFAULT_FIRST_BYTE_TIMEOUT_MS),
     maxRequestsPerSecond: parseRate(value("maxRequestsPerSecond")),
   };
 }
@@ -111,12 +123,12 @@ export function resolveSettings(config: ConfigLookup | undefined, env: NodeJS.Pr
  * A positive whole number of milliseconds.
  * @throws {RangeError} naming the config key and the variable when it is not one.
  */
-function parseTimeout(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_TIMEOUT_MS;
+function parseTimeout(raw: string | undefined, name: "timeoutMs" | "firstByteTimeoutMs", fallback: number): number {
+  if (raw === undefined) return fallback;
   const ms = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(ms) || ms <= 0) {
     throw new RangeError(
-      `keyform: the setting "timeoutMs" (keyform:timeoutMs or ${SETTING_ENV.timeoutMs}) must be a positive whole number of milliseconds, got ${JSON.stringify(raw)}`,
+      `keyform: the setting "${name}" (keyform:${name} or ${SETTING_ENV[name]}) must be a positive whole number of milliseconds, got ${JSON.stringify(raw)}`,
     );
   }
   return ms;
@@ -141,7 +153,7 @@ function parseRate(raw: string | undefined): number {
  * Returns `settings[name]`, or throws naming the config key and the environment variable.
  * @throws {MissingSettingError} when the setting is unset.
  */
-export function requireSetting(settings: Settings, name: Exclude<SettingName, "timeoutMs" | "maxRequestsPerSecond">, purpose: string): string {
+export function requireSetting(settings: Settings, name: Exclude<SettingName, "timeoutMs" | "firstByteTimeoutMs" | "maxRequestsPerSecond">, purpose: string): string {
   const value = settings[name];
   if (value === undefined) throw new MissingSettingError(name, purpose);
   return value;

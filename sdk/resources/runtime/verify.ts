@@ -6,7 +6,7 @@
  * doors (the dynamic providers and the provider plugin) run it from `check`, so a preview with
  * a wrong key, organization or server fails naming the setting instead of going green.
  */
-import { AuthenticationError, ConnectionError, NotFoundError, PermissionDeniedError, TimeoutError } from "../../client/errors";
+import { AuthenticationError, ConnectionError, FirstByteTimeoutError, NotFoundError, PermissionDeniedError, TimeoutError } from "../../client/errors";
 import { publicKeyFromPrivateKey } from "../../client/keys";
 import type { ApiKeyCurve } from "../../wire/enums";
 import { resolveOrganizationId, sessionFor } from "./client";
@@ -87,6 +87,12 @@ function settingsError(error: unknown, settings: Settings, organizationId: strin
   const prefix = "keyform: the provider settings do not work:";
   if (error instanceof ConnectionError) {
     return new ProviderError(`${prefix} keyform:baseUrl ${settings.baseUrl} cannot be reached (${detail}); check ${settingLabel("baseUrl")}`);
+  }
+  if (error instanceof FirstByteTimeoutError) {
+    return new ProviderError(
+      `${prefix} ${detail} (${settingLabel("firstByteTimeoutMs")} is ${error.timeoutMs} ms); check ${settingLabel("baseUrl")} ${settings.baseUrl} ` +
+        `(is it the service?), or allow more time with ${settingLabel("firstByteTimeoutMs")}`,
+    );
   }
   if (error instanceof TimeoutError) {
     return new ProviderError(

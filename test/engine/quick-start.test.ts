@@ -1,0 +1,104 @@
+/**
+ * The README's quick start, run as written: its `sh` block (extracted from README.md, so this
+ * breaks when the README drifts) in a fresh project made the `pulumi new typescript` way, next to
+ * a folder holding the packed packages where the block says a keyform checkout keeps them
+ * (`../keyform/dist/packages`), with the README's `index.ts`. The block installs keyform and the
+ * emulator from the tarballs, starts the emulator in the background, exports its settings,
+ * runs doctor and `pulumi up`; the organization then holds what the program declares.
+ */
+import { execFile, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
+import { KeyformClient } from "../../sdk/client/client";
+import { outputOf } from "../support/child-process";
+import { pulumiBinDir } from "../support/engine";
+import { markdownBlocks, repoRoot } from "../support/repo-copy";
+import { writeTypeScriptProject } from "../support/typescript-project";
+
+let work: string;
+let project: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-quick-start-"));
+  // Where the README says a keyform checkout keeps its packed packages.
+  const packages = path.join(work, "keyform", "dist", "packages");
+  fs.mkdirSync(packages, { recursive: true });
+  await outputOf(process.execPath, [path.join(repoRoot, "dist/scripts/pack-packages.js"), "--out", packages]);
+  project = path.join(work, "my-org");
+  fs.mkdirSync(project);
+  const bin = pulumiBinDir();
+  env = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("KEYFORM_") && !k.startsWith("PULUMI_"))),
+    PATH: `${bin}:${process.env.PATH}`,
+    PULUMI_HOME: path.join(work, "pulumi-home"),
+    PULUMI_BACKEND_URL: `file://${path.join(work, "state")}`,
+    PULUMI_CONFIG_PASSPHRASE: "quick-start",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    // This machine builds native modules offline, from the running Node.js's own headers.
+    npm_config_nodedir: path.resolve(path.dirname(process.execPath), ".."),
+  };
+  fs.mkdirSync(path.join(work, "state"));
+  // What `pulumi new typescript` leaves: the project files, its packages installed, a stack selected.
+  writeTypeScriptProject(project, "my-org");
+  await outputOf("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"], { cwd: project, env });
+  await promisify(execFile)(path.join(bin, "pulumi"), ["stack", "init", "dev"], { cwd: project, env });
+  fs.writeFileSync(path.join(project, "index.ts"), markdownBlocks(path.join(repoRoot, "README.md"), "ts", "Quick start in your own project")[0]!);
+}, 900_000);
+
+afterAll(() => {
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+/** Runs a shell block in its own process group; the group (the emulator in the background too) is ended after. */
+function runBlock(block: string, cwd: string, deadlineMs: number): Promise<{ code: number | null; output: string; stop: () => void }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-e", "-c", block], { cwd, env, detached: true });
+    let output = "";
+    const stop = () => {
+      try {
+        process.kill(-child.pid!, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    };
+    // Past the deadline the group is ended, so that the failure shows the output so far.
+    const deadline = setTimeout(stop, deadlineMs);
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("error", reject);
+    // "exit", not "close": the emulator started with `&` keeps the pipes open.
+    child.on("exit", (code) => {
+      clearTimeout(deadline);
+      resolve({ code, output, stop });
+    });
+  });
+}
+
+describe("the README's quick start", () => {
+  it("works as written in a fresh project: install, serve, env, doctor, pulumi up", { timeout: 1_800_000 }, async () => {
+    const block = markdownBlocks(path.join(repoRoot, "README.md"), "sh", "Quick start in your own project")[0]!;
+    expect(block).toMatch(/^npm install \.\.\/keyform\/dist\/packages\/keyform-\d+\.\d+\.\d+\.tgz/m);
+    const result = await runBlock(block, project, 1_700_000);
+    try {
+      expect(result.code, result.output.slice(-6000)).toBe(0);
+      expect(result.output).toContain("keyform doctor: everything checks out");
+      // The packages came from the tarballs, not from this checkout.
+      expect(fs.realpathSync(path.join(project, "node_modules/keyform")).startsWith(repoRoot)).toBe(false);
+      const bootstrap = JSON.parse(fs.readFileSync(path.join(project, ".keyform/emulator/bootstrap.json"), "utf8"));
+      const client = new KeyformClient({
+        baseUrl: bootstrap.baseUrl,
+        organizationId: bootstrap.organizationId,
+        stamper: new ApiKeyStamper({ apiPublicKey: bootstrap.apiPublicKey, apiPrivateKey: bootstrap.apiPrivateKey }),
+      });
+      const { userTags } = await client.listUserTags();
+      expect(userTags.map((t) => t.tagName)).toEqual(["ops"]);
+    } finally {
+      result.stop();
+    }
+  });
+});
