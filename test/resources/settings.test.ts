@@ -5,7 +5,7 @@ import { MissingSettingError, requireSetting, resolveSettings, DEFAULT_BASE_URL,
 describe("resolveSettings", () => {
   it("defaults to the hosted service", () => {
     expect(resolveSettings(undefined, {})).toEqual({ baseUrl: DEFAULT_BASE_URL, authProxyUrl: "https://authproxy.turnkey.com", timeoutMs: DEFAULT_TIMEOUT_MS, maxRequestsPerSecond: DEFAULT_MAX_REQUESTS_PER_SECOND });
-    expect(DEFAULT_MAX_REQUESTS_PER_SECOND).toBe(10);
+    expect(DEFAULT_MAX_REQUESTS_PER_SECOND).toBe(0);
   });
 
   it("maxRequestsPerSecond: a non-negative number from keyform:maxRequestsPerSecond or KEYFORM_MAX_REQUESTS_PER_SECOND (0 = no limit); anything else names both", () => {

@@ -3,7 +3,7 @@
  * Builds the API client a provider call uses, from the resolved settings. One client per
  * organization id is kept for the life of the provider process.
  */
-import { ApiKeyStamper, DEFAULT_TIMEOUT_MS as DEFAULT_ATTEMPT_TIMEOUT_MS, KeyformClient, sharedRateLimiter } from "../../client";
+import { ApiKeyStamper, DEFAULT_TIMEOUT_MS as DEFAULT_ATTEMPT_TIMEOUT_MS, KeyformClient, sharedServicePace } from "../../client";
 import { requireSetting, type Settings } from "./settings";
 import { observeWrites } from "./shared-reads";
 
@@ -51,11 +51,10 @@ export function sessionFor(settings: Settings, organizationId: string, purpose: 
       timeoutMs: Math.min(settings.timeoutMs, DEFAULT_ATTEMPT_TIMEOUT_MS),
       // Writes through this client make the shared collection reads stale (shared-reads.ts).
       onRequest: observeWrites,
-      // The service counts requests per organization: every client of this process that acts
-      // in the organization shares one pace, whatever its key.
-      ...(settings.maxRequestsPerSecond > 0
-        ? { rateLimiter: sharedRateLimiter(`${settings.baseUrl}|${organizationId}`, settings.maxRequestsPerSecond) }
-        : {}),
+      // The service counts requests per client address (and per sub-organization): every client
+      // of this process shares one pace of the service, learned from its answers' headers and
+      // kept under the cap setting, whatever the organization or key.
+      rateLimiter: sharedServicePace(settings.baseUrl, settings.maxRequestsPerSecond),
     });
     cache.set(key, client);
   }
