@@ -74,7 +74,7 @@ export class ServicePace implements Pacer {
   }
 
   async acquire(organizationId?: string): Promise<void> {
-    if (this.learned === undefined) {
+    while (this.learned === undefined) {
       if (!this.probing) {
         // This request teaches the rate: the others wait for its answer.
         this.probing = true;
@@ -87,6 +87,15 @@ export class ServicePace implements Pacer {
     const own = organizationId === undefined ? undefined : this.organizations.get(organizationId);
     if (own !== undefined) start = Math.max(start, own.slots.reserve(start));
     return this.waitFor(start);
+  }
+
+  /**
+   * Resolves when a request of the address could start now, without reserving the slot: a
+   * caller gathering work (a batch of creates) waits here, then sends what has gathered.
+   */
+  async whenFree(): Promise<void> {
+    while (this.learned === undefined && this.probing) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    return this.waitFor(this.address.nextStart);
   }
 
   observe(organizationId: string | undefined, limit: string | undefined, remaining: string | undefined): void {
@@ -109,16 +118,9 @@ export class ServicePace implements Pacer {
     this.releaseWaiting();
   }
 
-  /** After a request that got no answer at all: let the others go (they will learn instead). */
+  /** After a request that got no answer at all: the others go on (the next one probes instead). */
   settled(): void {
-    if (this.learned === undefined) {
-      this.probing = false;
-      const next = this.waiting.shift();
-      if (next !== undefined) {
-        this.probing = true;
-        next();
-      }
-    }
+    if (this.learned === undefined) this.releaseWaiting();
   }
 
   holdUntil(untilMs: number): void {
