@@ -75,4 +75,6 @@ export interface RunningEmulator {
   bootstrap: Bootstrap;
   /** Stops accepting requests, finishes those in flight, closes the database. */
   close(): Promise<void>;
+  /** With a plan or rate in force: the rate per client address and the requests admitted and refused (429) so far. */
+  readonly rateLimit?: { readonly perSecond: number; readonly admitted: number; readonly refused: number };
 }

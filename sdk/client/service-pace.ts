@@ -57,6 +57,11 @@ export class ServicePace implements Pacer {
   /** The request sent before the rate is known, and those waiting for its answer. */
   private probing = false;
   private waiting: Array<() => void> = [];
+  /** Requests sent and not yet answered, and those waiting for one of them to end. */
+  private inFlight = 0;
+  private gate: Array<() => void> = [];
+  /** No request starts before this (epoch ms): the bucket was empty, or a 429 said to wait. */
+  private heldUntil = 0;
 
   /**
    * @param cap requests per second never exceeded (0 or `Infinity`: no cap).
@@ -78,6 +83,7 @@ export class ServicePace implements Pacer {
       if (!this.probing) {
         // This request teaches the rate: the others wait for its answer.
         this.probing = true;
+        this.inFlight += 1;
         return this.waitFor(this.address.reserve(Date.now()));
       }
       await new Promise<void>((resolve) => this.waiting.push(resolve));
@@ -86,7 +92,18 @@ export class ServicePace implements Pacer {
     let start = this.address.reserve(now);
     const own = organizationId === undefined ? undefined : this.organizations.get(organizationId);
     if (own !== undefined) start = Math.max(start, own.slots.reserve(start));
-    return this.waitFor(start);
+    await this.waitFor(start);
+    // A slot is a start time taken before earlier answers came back. A slow answer (a busy
+    // service, a loaded machine) would bunch the requests that reach the service, and at 1
+    // request/s its bucket holds one: so at most `rate` requests are unanswered at a time, and
+    // after an answer that emptied the bucket the next waits a whole interval from then.
+    for (;;) {
+      const wait = this.heldUntil - Date.now();
+      if (wait > 0) await sleep(Math.ceil(wait));
+      else if (this.inFlight >= this.maxInFlight()) await new Promise<void>((resolve) => this.gate.push(resolve));
+      else break;
+    }
+    this.inFlight += 1;
   }
 
   /**
@@ -99,6 +116,7 @@ export class ServicePace implements Pacer {
   }
 
   observe(organizationId: string | undefined, limit: string | undefined, remaining: string | undefined): void {
+    this.ended();
     const rate = limit === undefined ? NaN : Number(limit);
     const advertised = Number.isFinite(rate) && rate > 0 ? rate : Infinity;
     if (advertised !== Infinity && organizationId !== undefined) {
@@ -120,11 +138,26 @@ export class ServicePace implements Pacer {
 
   /** After a request that got no answer at all: the others go on (the next one probes instead). */
   settled(): void {
+    this.ended();
     if (this.learned === undefined) this.releaseWaiting();
   }
 
   holdUntil(untilMs: number): void {
     if (untilMs > this.address.nextStart) this.address.nextStart = untilMs;
+    if (untilMs > this.heldUntil) this.heldUntil = untilMs;
+  }
+
+  /** One request fewer in flight: the longest waiting one may go. */
+  private ended(): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    const next = this.gate.shift();
+    if (next !== undefined) next();
+  }
+
+  /** How many requests may be unanswered at once: the bucket's size, at least one. */
+  private maxInFlight(): number {
+    const rate = this.rate;
+    return rate === undefined || rate === Infinity ? Infinity : Math.max(1, Math.floor(rate));
   }
 
   private applyRate(): void {

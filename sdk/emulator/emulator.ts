@@ -69,6 +69,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       authProxyUrl: url,
       port,
       bootstrap,
+      ...(rateLimit !== undefined ? { rateLimit } : {}),
       close: () => {
         closing ??= app
           .close()
