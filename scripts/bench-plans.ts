@@ -93,6 +93,10 @@ async function measure(plan: Plan | "none"): Promise<void> {
         `  ${operation.padEnd(18)} ${seconds.toFixed(1).padStart(6)} s  ${String(requests).padStart(4)} requests (floor ${floor}, ${(requests / floor).toFixed(2)}x)  ` +
           `requests / rate ${paced}  429s ${byStatus[429] ?? 0}`,
       );
+      const byEndpoint = Object.entries(proxy.counts.byPath)
+        .sort(([, a], [, b]) => b - a)
+        .map(([endpoint, n]) => `${endpoint.replace(/^\/public\/v1\//, "")} ${n}`);
+      console.log(`    ${byEndpoint.join(", ")}`);
     }
   } finally {
     await proxy.close();

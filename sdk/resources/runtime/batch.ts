@@ -33,6 +33,13 @@ import { mayNeedConsensus } from "./earlier-work";
 
 /** The shortest time a batch stays open for more items (ms). */
 export const GATHER_MS = 10;
+/**
+ * On a limited service, a batch whose slot has come stays open while items keep joining (one
+ * joined within this many ms), up to {@link MAX_GATHER_MS}: the engine hands over a wave of
+ * ready resources over a while, and every extra activity costs a whole slot of the plan.
+ */
+export const IDLE_MS = 300;
+export const MAX_GATHER_MS = 5_000;
 
 /** A plural activity of one kind, as a resource declares it. */
 export interface BatchForm<Item, Result> {
@@ -58,6 +65,8 @@ interface Group {
   readonly session: Session;
   readonly waiting: Array<Waiting<unknown, unknown>>;
   scheduled: boolean;
+  /** When the last item joined (epoch ms). */
+  lastJoin: number;
 }
 
 const groups = new Map<string, Group>();
@@ -80,12 +89,13 @@ export async function batched<Item, Result>(
   const key = [name, session.client.baseUrl, session.organizationId, session.credentialPublicKey, form.group?.(item) ?? ""].join("|");
   let group = groups.get(key);
   if (group === undefined) {
-    group = { session, waiting: [], scheduled: false };
+    group = { session, waiting: [], scheduled: false, lastJoin: 0 };
     groups.set(key, group);
   }
   const joined = new Promise<Result>((resolve, reject) => {
     group.waiting.push({ item, single, resolve, reject } as Waiting<unknown, unknown>);
   });
+  group.lastJoin = Date.now();
   if (!group.scheduled) {
     group.scheduled = true;
     void flushWhenFree(group, form as BatchForm<unknown, unknown>);
@@ -95,8 +105,15 @@ export async function batched<Item, Result>(
 
 /** Waits for the pace's next slot (gathering items meanwhile), then sends what waits. */
 async function flushWhenFree(group: Group, form: BatchForm<unknown, unknown>): Promise<void> {
+  const opened = Date.now();
   await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
   await group.session.pace?.whenFree();
+  const rate = group.session.pace?.rate;
+  if (rate !== undefined && rate !== Infinity) {
+    while (group.waiting.length < form.max && Date.now() - group.lastJoin < IDLE_MS && Date.now() - opened < MAX_GATHER_MS) {
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 3));
+    }
+  }
   group.scheduled = false;
   const taken = group.waiting.splice(0, Math.max(1, form.max));
   // More than one activity's worth: the rest go in the next slot.
