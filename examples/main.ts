@@ -4,6 +4,7 @@
  *   bash scripts/org-up              # up on the dev stack (embedded emulator unless KEYFORM_BASE_URL is set)
  *   bash scripts/org-up --destroy    # tear down what the stack created
  *   bash scripts/org-up --stack staging
+ *   bash scripts/org-up --plan free  # the embedded emulator enforces the Free plan's rate limit
  *
  * Without KEYFORM_BASE_URL it starts the emulator in this process, with its data under
  * `.keyform/emulator` (git-ignored), and points the program and the providers at it through
@@ -13,9 +14,13 @@
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { ApiKeyStamper, KeyformClient, startEmulator, type RunningEmulator } from "keyform";
+import { sharedServicePace } from "keyform/client";
 import { parseOrgSettings, PROJECT } from "./org/settings";
 import { deployEarnWrapper } from "./org/seed";
 import { keyformEnvironment, localStateDir, openStack } from "./shared/workspace";
+
+const PLANS = ["free", "payg", "pro", "enterprise"] as const;
+type Plan = (typeof PLANS)[number];
 
 interface Target {
   env: Record<string, string>;
@@ -23,12 +28,13 @@ interface Target {
 }
 
 /** The server to run against: the KEYFORM_* environment, or a freshly started emulator. */
-async function chooseTarget(dataDir: string): Promise<Target> {
+async function chooseTarget(dataDir: string, plan: Plan | undefined): Promise<Target> {
   if (process.env.KEYFORM_BASE_URL) return { env: keyformEnvironment() };
   const emulator = await startEmulator({
     port: Number(process.env.KEYFORM_EMULATOR_PORT ?? 0),
     dataDir,
     logLevel: "silent",
+    ...(plan !== undefined ? { plan } : {}),
   });
   const b = emulator.bootstrap;
   return {
@@ -59,9 +65,14 @@ async function main(): Promise<void> {
       stack: { type: "string", default: "dev" },
       "data-dir": { type: "string", default: path.join(localStateDir, "emulator") },
       "no-seed": { type: "boolean", default: false },
+      plan: { type: "string" },
     },
   });
-  const target = await chooseTarget(values["data-dir"]!);
+  const plan = values.plan;
+  if (plan !== undefined && !(PLANS as readonly string[]).includes(plan)) {
+    throw new Error(`--plan: expected one of ${PLANS.join(", ")}, got ${JSON.stringify(plan)}`);
+  }
+  const target = await chooseTarget(values["data-dir"]!, plan as Plan | undefined);
   try {
     if (target.emulator) console.log(`keyform emulator listening on ${target.emulator.url} (data in ${values["data-dir"]})`);
     const stack = await openStack({ stackName: values.stack!, envVars: target.env });
@@ -82,6 +93,8 @@ async function main(): Promise<void> {
           apiPublicKey: target.env.KEYFORM_API_PUBLIC_KEY!,
           apiPrivateKey: target.env.KEYFORM_API_PRIVATE_KEY!,
         }),
+        // Paced like the providers: on a limited plan the seed must not spend the budget into 429s.
+        rateLimiter: sharedServicePace(target.env.KEYFORM_BASE_URL!),
       });
       // The wrapper is deployed once, outside configuration; the users are the program's.
       const seeded = await deployEarnWrapper(client, settings);
@@ -93,6 +106,9 @@ async function main(): Promise<void> {
     console.log(`\nChanges: ${JSON.stringify(result.summary.resourceChanges ?? {})}`);
     if (target.emulator) console.log(`The emulator served ${target.emulator.url}; its data stays in ${values["data-dir"]}.`);
   } finally {
+    const limit = target.emulator?.rateLimit;
+    // Printed for the main job's test: a run on a limited plan must meet no 429.
+    if (limit !== undefined) console.log(`Rate limit: ${limit.perSecond} requests/s per address; ${limit.admitted} requests admitted, ${limit.refused} refused (429).`);
     await target.emulator?.close();
   }
 }

@@ -55,10 +55,13 @@ export interface EmulatorStartOptions {
    */
   ipAllowlists?: readonly IpAllowlistConfig[];
   /**
-   * Enforce the service's per-organization rate limit: at most this many main API requests per
-   * second per organization (a bucket of one second's requests); over it, 429 with
-   * `Retry-After`. Default: no limit.
+   * Enforce the service's rate limits of this plan: the plan's requests per second per client
+   * address (free 1, payg 1, pro 3, enterprise 60), 10 per sub-organization, 10 for the
+   * broadcast endpoints; every answer carries `ratelimit-limit` / `ratelimit-remaining`, and over
+   * a limit the answer is 429 with `Retry-After`. Default: no limit.
    */
+  plan?: "free" | "payg" | "pro" | "enterprise";
+  /** Like {@link plan} with this many requests per second per client address instead (wins over `plan`). */
   maxRequestsPerSecond?: number;
 }
 
@@ -72,4 +75,6 @@ export interface RunningEmulator {
   bootstrap: Bootstrap;
   /** Stops accepting requests, finishes those in flight, closes the database. */
   close(): Promise<void>;
+  /** With a plan or rate in force: the rate per client address and the requests admitted and refused (429) so far. */
+  readonly rateLimit?: { readonly perSecond: number; readonly admitted: number; readonly refused: number };
 }

@@ -10,6 +10,7 @@ import type { EmulatorLogLevel as LogLevel, IpAllowlistConfig } from "../emulato
 import { startEmulator } from "../emulator-loader";
 import { ensureEarnWrapper, parseEarnWrapper, type EarnWrapperRequest } from "./earn-wrapper";
 
+const PLANS = ["free", "payg", "pro", "enterprise"] as const;
 const LOG_LEVELS: readonly LogLevel[] = ["silent", "fatal", "error", "warn", "info", "debug", "trace"];
 
 function parsePort(value: string): number {
@@ -52,7 +53,9 @@ export function serveCommand(): Command {
     .option("--fixtures <file>", "JSON file of fixture wallets and EVM transactions, loaded at start")
     .option("--ip-allowlist <rules>", "organization-level IP allowlist of the root organization (comma-separated IPs or CIDR blocks)")
     .option("--ip-allowlist-key <publicKey=rules>", "IP allowlist of one API key of the root organization (repeatable)", collectKeyAllowlist)
-    .option("--rate-limit <n>", "answer 429 with Retry-After over n requests per second per organization, as the service does (default: no limit)", parseRate)
+    .addOption(new Option("--plan <plan>", "enforce the service's rate limits of this plan: requests per second per client address (free 1, payg 1, pro 3, enterprise 60), 10 per sub-organization; ratelimit-* headers on every answer (default: no limit)").choices(PLANS))
+    .option("--requests-per-second <n>", "like --plan, with n requests per second per client address", parseRate)
+    .addOption(new Option("--rate-limit <n>", "alias of --requests-per-second").argParser(parseRate).hideHelp())
     .option("--earn-wrapper <vault[@chain]>", "make sure an Earn wrapper is deployed for this vault (default chain eip155:8453), as one is on the service before a program manages its state", parseEarnWrapper)
     .option("--clear-ip-allowlists", "remove every stored IP allowlist (the --ip-allowlist* options also replace them)")
     .action(async (opts: {
@@ -64,9 +67,12 @@ export function serveCommand(): Command {
       ipAllowlist?: string;
       ipAllowlistKey?: IpAllowlistConfig[];
       clearIpAllowlists?: boolean;
+      plan?: (typeof PLANS)[number];
+      requestsPerSecond?: number;
       rateLimit?: number;
       earnWrapper?: EarnWrapperRequest;
     }) => {
+      const requestsPerSecond = opts.requestsPerSecond ?? opts.rateLimit;
       const dataDir = path.resolve(opts.data);
       const ipAllowlists = ipAllowlistsOf(opts);
       const emulator = await startEmulator({
@@ -76,7 +82,8 @@ export function serveCommand(): Command {
         logLevel: opts.logLevel,
         ...(opts.fixtures !== undefined ? { fixturesFile: path.resolve(opts.fixtures) } : {}),
         ...(ipAllowlists !== undefined ? { ipAllowlists } : {}),
-        ...(opts.rateLimit !== undefined ? { maxRequestsPerSecond: opts.rateLimit } : {}),
+        ...(opts.plan !== undefined ? { plan: opts.plan } : {}),
+        ...(requestsPerSecond !== undefined ? { maxRequestsPerSecond: requestsPerSecond } : {}),
       });
       if (opts.earnWrapper !== undefined) {
         const wrapper = await ensureEarnWrapper(emulator.url, emulator.bootstrap, opts.earnWrapper);

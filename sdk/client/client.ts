@@ -25,7 +25,7 @@ import {
 import { RequestValidationError, ResponseValidationError } from "./errors";
 import { paginateQuery, type PaginateOptions } from "./pagination";
 import type { RetryOptions } from "./retry";
-import type { RateLimiter } from "./rate-limiter";
+import type { Pacer } from "./service-pace";
 import type { Stamper } from "./stamper";
 import { recoverSubmit, isUnknownOutcome } from "./submit-recovery";
 import { activityFingerprint, Transport, type ClientLogger } from "./transport";
@@ -41,10 +41,11 @@ export interface KeyformClientOptions {
   /** `fetch` implementation to send with (default: a keep-alive `node:http` connection pool). */
   fetch?: typeof fetch;
   /**
-   * Paces requests to stay under the service's rate limit (about 10 requests per second per
-   * organization); share one limiter between clients to pace them together. Default: none.
+   * Paces requests to stay under the service's rate limit: a `ServicePace` learns it from the
+   * answers' `ratelimit-limit` headers, a `RateLimiter` keeps a fixed rate; share one between
+   * clients to pace them together. Default: none.
    */
-  rateLimiter?: RateLimiter;
+  rateLimiter?: Pacer;
   /** Told the path of each request when it is sent and when its answer arrives. */
   onRequest?: (path: string) => void;
   /** Per-attempt timeout in ms (default 30_000). */

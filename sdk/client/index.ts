@@ -11,6 +11,7 @@ export * from "./client-signature";
 export * from "./errors";
 export * from "./retry";
 export * from "./rate-limiter";
+export * from "./service-pace";
 export * from "./transport";
 export * from "./submit-recovery";
 export * from "./activity-poller";

@@ -24,7 +24,7 @@ import {
   type ErrorContext,
 } from "./errors";
 import { fetchPost, NoFirstByte, poolPost, TIMED_OUT, type HttpAnswer } from "./http-pool";
-import type { RateLimiter } from "./rate-limiter";
+import type { Pacer } from "./service-pace";
 import { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetryOptions, sleep, type ResolvedRetryOptions, type RetryOptions } from "./retry";
 import type { Stamper } from "./stamper";
 
@@ -77,10 +77,11 @@ export interface TransportOptions {
    */
   fetch?: typeof fetch | undefined;
   /**
-   * Paces every attempt (retries included) and is held by a server's `Retry-After` on 429;
-   * share one between clients to pace them together. Default: no pacing.
+   * Paces every attempt (retries included), learns from the budget headers of every answer
+   * (`ServicePace`), and is held by a server's `Retry-After` on 429; share one between clients
+   * to pace them together. Default: no pacing.
    */
-  rateLimiter?: RateLimiter | undefined;
+  rateLimiter?: Pacer | undefined;
   /**
    * Told the path of every request when it is sent and again when its answer (or failure)
    * arrives; e.g. to make cached reads stale on every write.
@@ -185,7 +186,7 @@ export class Transport {
   readonly retry: ResolvedRetryOptions;
   private readonly stamper: Stamper | undefined;
   private readonly fetchImpl: typeof fetch | undefined;
-  private readonly rateLimiter: RateLimiter | undefined;
+  private readonly rateLimiter: Pacer | undefined;
   private readonly onRequest: ((path: string) => void) | undefined;
   private readonly logger: ClientLogger | undefined;
   private readonly extraHeaders: Readonly<Record<string, string>>;
@@ -247,6 +248,7 @@ export class Transport {
     const context: ErrorContext = { operation: request.operation, fingerprint, activityId: request.activityId };
     const url = this.baseUrl + request.path;
     const idempotent = request.idempotent ?? true;
+    const organizationId = organizationOf(request.body);
 
     const headers: Record<string, string> = {
       ...this.extraHeaders,
@@ -277,9 +279,11 @@ export class Transport {
 
       let response: HttpAnswer;
       try {
-        if (this.rateLimiter) await this.rateLimiter.acquire();
+        if (this.rateLimiter) await this.rateLimiter.acquire(organizationId);
         response = await this.attempt(url, request.path, headers, bodyText, context, Math.max(1, Math.min(this.timeoutMs, deadline - Date.now())));
+        this.rateLimiter?.observe?.(organizationId, response.header("ratelimit-limit"), response.header("ratelimit-remaining"));
       } catch (error) {
+        this.rateLimiter?.settled?.();
         this.log({
           type: "request.end",
           operation: request.operation,
@@ -377,6 +381,12 @@ export class Transport {
       // Logging is best effort.
     }
   }
+}
+
+/** The organization a request acts in, as the service counts it: its body's `organizationId`. */
+function organizationOf(body: unknown): string | undefined {
+  const id = (body as { organizationId?: unknown } | null)?.organizationId;
+  return typeof id === "string" && id !== "" ? id : undefined;
 }
 
 function parseResponse<S extends z.ZodType>(text: string, schema: S, context: ErrorContext): z.output<S> {

@@ -11,7 +11,7 @@ import { loadFixtures } from "./fixtures";
 import { applyIpAllowlistConfig, type IpAllowlistConfig } from "./handlers/ip-allowlists";
 import type { EmulatorModule } from "./handlers/types";
 import { defaultModules } from "./modules";
-import { OrganizationRateLimit } from "./rate-limit";
+import { planRate, ServiceRateLimit } from "./rate-limit";
 import { buildServer, type LogLevel } from "./server";
 import { openDatabase, Store } from "./store";
 import { WebhookDeliverer, type WebhookDeliveryOptions } from "./webhooks/deliverer";
@@ -22,8 +22,8 @@ export interface EmulatorOptions extends EmulatorStartOptions {
   modules?: readonly EmulatorModule[];
   /** Retry and timeout settings of webhook deliveries. */
   webhooks?: WebhookDeliveryOptions;
-  /** Receives the per-organization rate limit in force (to count its refusals, e.g. in a benchmark). */
-  onRateLimit?: (limit: OrganizationRateLimit) => void;
+  /** Receives the rate limit in force (to count its refusals, e.g. in a benchmark). */
+  onRateLimit?: (limit: ServiceRateLimit) => void;
 }
 
 export type { RunningEmulator } from "../emulator-contract";
@@ -48,7 +48,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     const store = new Store(db);
     const { stored, signer } = ensureBootstrap(store);
     let dispatcher: Dispatcher | undefined;
-    const rateLimit = options.maxRequestsPerSecond ? new OrganizationRateLimit(options.maxRequestsPerSecond) : undefined;
+    const perSecond = options.maxRequestsPerSecond ?? (options.plan !== undefined ? planRate(options.plan) : undefined);
+    const rateLimit = perSecond ? new ServiceRateLimit(perSecond, stored.organizationId) : undefined;
     if (rateLimit) options.onRateLimit?.(rateLimit);
     const app = buildServer(() => dispatcher as Dispatcher, options.logLevel ?? "info", rateLimit);
     dispatcher = new Dispatcher(db, store, signer, app.log, modules);
@@ -68,6 +69,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       authProxyUrl: url,
       port,
       bootstrap,
+      ...(rateLimit !== undefined ? { rateLimit } : {}),
       close: () => {
         closing ??= app
           .close()

@@ -12,7 +12,7 @@ import type { Dispatcher, Reply } from "./dispatch";
 import { EmulatorError, GrpcCode } from "./errors";
 import { registerDashboard } from "./dashboard";
 import { otpOutbox } from "./handlers/auth-otp";
-import { organizationOfBody, RateLimitedError, type OrganizationRateLimit } from "./rate-limit";
+import { organizationOfBody, RateLimitedError, type RateLimitState, type ServiceRateLimit } from "./rate-limit";
 
 /** Largest accepted request body. Smart contract interfaces go up to 400 KB of JSON text. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -22,10 +22,11 @@ export type { EmulatorLogLevel as LogLevel } from "../emulator-contract";
 import type { EmulatorLogLevel as LogLevel } from "../emulator-contract";
 
 /**
- * Builds (without listening) the fastify app serving `dispatcher`; with `rateLimit`, main API
- * requests over an organization's rate are refused with 429 before they run.
+ * Builds (without listening) the fastify app serving `dispatcher`; with `rateLimit`, every main
+ * API answer carries the budget headers and requests over a limit are refused with 429 before
+ * they run.
  */
-export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel, rateLimit?: OrganizationRateLimit): FastifyInstance {
+export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel, rateLimit?: ServiceRateLimit): FastifyInstance {
   const app = Fastify({
     logger: {
       level: logLevel,
@@ -57,7 +58,10 @@ export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel, ra
       if (family !== "query" && family !== "submit") {
         throw new EmulatorError(GrpcCode.NOT_FOUND, `unknown path: /public/v1/${family}/${name}`);
       }
-      rateLimit?.take(organizationOfBody(rawBody(req.body)));
+      if (rateLimit) {
+        const state = rateLimit.take({ clientAddress: req.ip, organizationId: organizationOfBody(rawBody(req.body)), endpoint: name });
+        budgetHeaders(reply, state);
+      }
       return dispatcher().main(family, name, req.headers, rawBody(req.body), req.ip);
     });
   });
@@ -85,10 +89,19 @@ export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel, ra
   return app;
 }
 
+/** The service's budget headers: the rate in force and the requests left in it now. */
+function budgetHeaders(reply: FastifyReply, state: RateLimitState): void {
+  reply.header("ratelimit-limit", String(state.limit));
+  reply.header("ratelimit-remaining", String(state.remaining));
+}
+
 /** Maps any thrown value to the error body; only genuine bugs become 500. */
 function sendError(app: FastifyInstance, reply: FastifyReply, error: unknown): FastifyReply {
   if (error instanceof EmulatorError) {
-    if (error instanceof RateLimitedError) reply.header("Retry-After", String(error.retryAfterSeconds));
+    if (error instanceof RateLimitedError) {
+      reply.header("Retry-After", String(error.retryAfterSeconds));
+      budgetHeaders(reply, error.state);
+    }
     if (error.code === GrpcCode.INTERNAL) app.log.error({ message: error.message }, "internal error");
     return reply.code(error.status).send(error.toBody());
   }

@@ -22,7 +22,7 @@ export const SETTINGS_DESCRIPTION: Readonly<Record<SettingName, { description: s
     description: `Time in milliseconds a request may take to connect and receive the first byte of the answer; a silent server fails within it, without retries (default 15000; env \`${SETTING_ENV.firstByteTimeoutMs}\`).`,
   },
   maxRequestsPerSecond: {
-    description: `Requests per second per organization the provider keeps to, shared by all its resources (default 10, the service's limit; 0 = no limit; env \`${SETTING_ENV.maxRequestsPerSecond}\`).`,
+    description: `Cap on the requests per second of the provider, all its resources together, below the rate the service advertises in its ratelimit-limit headers, which the provider always keeps to (default 0: no cap beyond the service's; env \`${SETTING_ENV.maxRequestsPerSecond}\`).`,
   },
 };
 
@@ -60,7 +60,7 @@ function problemWith(name: SettingName, value: unknown): string | undefined {
     case "firstByteTimeoutMs":
       return /^\d+$/.test(value.trim()) && Number(value) > 0 ? undefined : `keyform:${name} must be a positive whole number of milliseconds, not ${JSON.stringify(value)}`;
     case "maxRequestsPerSecond":
-      return /^\d+(\.\d+)?$/.test(value.trim()) ? undefined : `keyform:maxRequestsPerSecond must be a number of requests per second (0 for no limit), not ${JSON.stringify(value)}`;
+      return /^\d+(\.\d+)?$/.test(value.trim()) ? undefined : `keyform:maxRequestsPerSecond must be a number of requests per second (0 for no cap), not ${JSON.stringify(value)}`;
     case "apiPrivateKey":
       // Never echo the value: it is a secret.
       return HEX.test(value) && value.length === 64 ? undefined : "keyform:apiPrivateKey must be a private key of 64 hex digits";

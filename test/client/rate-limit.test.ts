@@ -1,12 +1,13 @@
 /**
- * The rate limit over real HTTP: the emulator started with a per-organization limit answers
- * 429 with Retry-After; a client without pacing meets it and waits as told; clients pacing
- * themselves at the same rate (the provider's `keyform:maxRequestsPerSecond`, shared by every
- * client of the process) are never refused.
+ * The service's rate limits over real HTTP: the emulator started with a plan answers every
+ * request with `ratelimit-limit` / `ratelimit-remaining`, counts per client address (plus 10/s
+ * per sub-organization, and a separate 10/s for the broadcast endpoints), and over a limit
+ * answers 429 with the service's message and Retry-After. The client learns the rate from those
+ * headers with no setting: provider sessions sharing the process's pace are never refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeyStamper, KeyformClient, RateLimiter, type ClientLogEvent } from "../../sdk/client";
-import type { OrganizationRateLimit } from "../../sdk/emulator/rate-limit";
+import { ApiKeyStamper, KeyformClient, ServicePace, type ClientLogEvent } from "../../sdk/client";
+import type { ServiceRateLimit } from "../../sdk/emulator/rate-limit";
 import { sessionFor } from "../../sdk/resources/runtime/client";
 import { resolveSettings } from "../../sdk/resources/runtime/settings";
 import { execFile } from "node:child_process";
@@ -18,26 +19,26 @@ import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { repoRoot } from "../support/engine";
 import { startEmulatorProcess } from "../support/emulator-process";
 
-/** The service's rate: the pacing tests run at it. */
-const RATE = 10;
-/** The refusal tests run against a limit of 1 request per second, so that even a loaded machine sends a burst faster than that. */
-const STRICT_RATE = 1;
-let test: TestEmulator;
-let limit: OrganizationRateLimit;
-let strict: TestEmulator;
-let strictLimit: OrganizationRateLimit;
+let free: TestEmulator;
+let freeLimit: ServiceRateLimit;
+let pro: TestEmulator;
+let proLimit: ServiceRateLimit;
+let enterprise: TestEmulator;
+let enterpriseLimit: ServiceRateLimit;
+let unlimited: TestEmulator;
 
 beforeAll(async () => {
-  test = await startTestEmulator({ maxRequestsPerSecond: RATE, onRateLimit: (l) => (limit = l) });
-  strict = await startTestEmulator({ maxRequestsPerSecond: STRICT_RATE, onRateLimit: (l) => (strictLimit = l) });
+  free = await startTestEmulator({ plan: "free", onRateLimit: (l) => (freeLimit = l) });
+  pro = await startTestEmulator({ plan: "pro", onRateLimit: (l) => (proLimit = l) });
+  enterprise = await startTestEmulator({ plan: "enterprise", onRateLimit: (l) => (enterpriseLimit = l) });
+  unlimited = await startTestEmulator();
 });
 
 afterAll(async () => {
-  await test?.stop();
-  await strict?.stop();
+  await Promise.all([free, pro, enterprise, unlimited].map((e) => e?.stop()));
 });
 
-function client(options: Partial<ConstructorParameters<typeof KeyformClient>[0]> = {}, on: TestEmulator = test): KeyformClient {
+function client(on: TestEmulator, options: Partial<ConstructorParameters<typeof KeyformClient>[0]> = {}): KeyformClient {
   const { bootstrap } = on.emulator;
   return new KeyformClient({
     baseUrl: on.emulator.url,
@@ -47,123 +48,165 @@ function client(options: Partial<ConstructorParameters<typeof KeyformClient>[0]>
   });
 }
 
-/** Waits until the emulators' buckets are full again. */
-const refill = () => new Promise((resolve) => setTimeout(resolve, 1_100 / STRICT_RATE));
+/** Waits until a bucket of `rate` requests per second is full again. */
+const refill = (rate: number) => new Promise((resolve) => setTimeout(resolve, Math.ceil(1_100 * Math.max(1, 1 / rate) + 1_000)));
 
-describe("the emulator's rate limit", () => {
-  it("answers 429 RESOURCE_EXHAUSTED with Retry-After once an organization is over its rate, and counts it", async () => {
-    await refill();
-    const before = strictLimit.refused;
-    const body = JSON.stringify({ organizationId: strict.emulator.bootstrap.organizationId });
+function post(on: TestEmulator, endpoint: string, organizationId: string, family = "query"): Promise<Response> {
+  return fetch(`${on.emulator.url}/public/v1/${family}/${endpoint}`, {
+    method: "POST",
+    body: JSON.stringify({ organizationId }),
+    headers: { "Content-Type": "application/json" },
+  });
+}
+
+describe("the emulator's plans", () => {
+  it("free: 1 request/s per client address; every answer carries the budget headers; over it, the service's 429", async () => {
+    await refill(1);
+    const before = freeLimit.refused;
+    const root = free.emulator.bootstrap.organizationId;
     const started = Date.now();
-    const answers = await Promise.all(
-      Array.from({ length: 10 }, () => fetch(`${strict.emulator.url}/public/v1/query/whoami`, { method: "POST", body, headers: { "Content-Type": "application/json" } })),
-    );
+    const answers = await Promise.all(Array.from({ length: 6 }, () => post(free, "whoami", root)));
     const seconds = (Date.now() - started) / 1000;
     const refused = answers.filter((a) => a.status === 429);
-    const admitted = answers.length - refused.length;
-    // A full bucket (1) plus what refilled while the burst lasted.
-    expect(admitted).toBeLessThanOrEqual(1 + Math.ceil(seconds * STRICT_RATE));
+    expect(answers.length - refused.length).toBeLessThanOrEqual(1 + Math.ceil(seconds));
     expect(refused.length).toBeGreaterThan(0);
+    for (const answer of answers) {
+      expect(answer.headers.get("ratelimit-limit")).toBe("1");
+      expect(answer.headers.get("ratelimit-remaining")).toMatch(/^\d+$/);
+    }
+    expect(refused[0]!.headers.get("ratelimit-remaining")).toBe("0");
     expect(refused[0]!.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
-    expect(await refused[0]!.json()).toMatchObject({ code: 8, message: expect.stringContaining("rate limit") });
-    expect(strictLimit.refused - before).toBe(refused.length);
+    expect(await refused[0]!.json()).toEqual({ code: 8, message: "Too many requests. Please wait and try again in a few seconds", details: [] });
+    expect(freeLimit.refused - before).toBe(refused.length);
     // Unauthenticated requests that got through were refused for their stamp, not run.
     expect(answers.filter((a) => a.status !== 429).every((a) => a.status === 401)).toBe(true);
   });
 
-  it("another organization has its own bucket", async () => {
-    await refill();
-    const c = client({ retry: { maxRetries: 0 } }, strict);
+  it("the address is counted, not the organization: another organization from the same address shares the bucket", async () => {
+    await refill(1);
+    const c = client(free, { retry: { maxRetries: 0 } });
     await c.whoami({});
-    await expect(c.whoami({})).rejects.toMatchObject({ status: 429 });
-    const other = JSON.stringify({ organizationId: "another-organization" });
-    const answer = await fetch(`${strict.emulator.url}/public/v1/query/whoami`, { method: "POST", body: other });
-    expect(answer.status).not.toBe(429);
+    const other = await post(free, "whoami", "another-organization");
+    expect(other.status).toBe(429);
+  });
+
+  it("the broadcast endpoints have their own 10/s, apart from the plan's", async () => {
+    await refill(1);
+    const root = free.emulator.bootstrap.organizationId;
+    await post(free, "whoami", root);
+    expect((await post(free, "whoami", root)).status).toBe(429);
+    const broadcast = await post(free, "eth_send_transaction", root, "submit");
+    expect(broadcast.status).not.toBe(429);
+    expect(broadcast.headers.get("ratelimit-limit")).toBe("10");
+  });
+
+  it("enterprise: 60/s for the root organization, 10/s for each sub-organization", async () => {
+    await refill(10);
+    const root = enterprise.emulator.bootstrap.organizationId;
+    const before = enterpriseLimit.refused;
+    const rootAnswers = await Promise.all(Array.from({ length: 20 }, () => post(enterprise, "whoami", root)));
+    expect(rootAnswers.every((a) => a.status !== 429)).toBe(true);
+    expect(rootAnswers[0]!.headers.get("ratelimit-limit")).toBe("60");
+    await refill(10);
+    const subAnswers = await Promise.all(Array.from({ length: 20 }, () => post(enterprise, "whoami", "a-sub-organization")));
+    const refused = subAnswers.filter((a) => a.status === 429).length;
+    expect(refused).toBeGreaterThan(0);
+    expect(subAnswers[0]!.headers.get("ratelimit-limit")).toBe("10");
+    expect(enterpriseLimit.refused - before).toBe(refused);
+  });
+
+  it("without a plan nothing is limited and no budget headers are sent", async () => {
+    const root = unlimited.emulator.bootstrap.organizationId;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post(unlimited, "whoami", root)));
+    expect(answers.every((a) => a.status === 401)).toBe(true);
+    expect(answers[0]!.headers.get("ratelimit-limit")).toBeNull();
   });
 });
 
-describe("keyform serve --rate-limit", () => {
-  it("enforces the limit given on the command line, and refuses a value that is not a positive number", async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-serve-rate-"));
-    const served = await startEmulatorProcess(dataDir, ["--rate-limit", "1", "--log-level", "silent"]);
-    try {
-      const body = JSON.stringify({ organizationId: served.bootstrap.organizationId });
-      const answers = await Promise.all(Array.from({ length: 6 }, () => fetch(`${served.url}/public/v1/query/whoami`, { method: "POST", body })));
-      const refused = answers.filter((a) => a.status === 429);
-      expect(refused.length).toBeGreaterThan(0);
-      expect(refused[0]!.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
-    } finally {
-      await served.kill();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
+describe("keyform serve --plan / --requests-per-second / --rate-limit", () => {
+  it("enforces the plan or rate given on the command line, and refuses a plan or rate that does not exist", async () => {
     const cli = path.join(repoRoot, "dist", "sdk", "cli", "main.js");
-    const bad = await promisify(execFile)(process.execPath, [cli, "serve", "--data", dataDir, "--rate-limit", "fast"]).catch((error: { stderr: string }) => error);
-    expect((bad as { stderr: string }).stderr).toMatch(/--rate-limit.*expected a positive number of requests per second/);
+    for (const [flags, limitHeader] of [
+      [["--plan", "free"], "1"],
+      [["--plan", "pro"], "3"],
+      [["--requests-per-second", "2"], "2"],
+      [["--rate-limit", "1"], "1"],
+    ] as const) {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-serve-rate-"));
+      const served = await startEmulatorProcess(dataDir, [...flags, "--log-level", "silent"]);
+      try {
+        const body = JSON.stringify({ organizationId: served.bootstrap.organizationId });
+        const answers = await Promise.all(Array.from({ length: 10 }, () => fetch(`${served.url}/public/v1/query/whoami`, { method: "POST", body })));
+        expect(answers.filter((a) => a.status === 429).length, flags.join(" ")).toBeGreaterThan(0);
+        expect(answers[0]!.headers.get("ratelimit-limit")).toBe(limitHeader);
+      } finally {
+        await served.kill();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
+    const tmp = os.tmpdir();
+    const bad = await promisify(execFile)(process.execPath, [cli, "serve", "--data", tmp, "--plan", "gold"]).catch((error: { stderr: string }) => error);
+    expect((bad as { stderr: string }).stderr).toMatch(/--plan.*gold.*free, payg, pro, enterprise/);
+    const badRate = await promisify(execFile)(process.execPath, [cli, "serve", "--data", tmp, "--requests-per-second", "fast"]).catch((error: { stderr: string }) => error);
+    expect((badRate as { stderr: string }).stderr).toMatch(/--requests-per-second.*expected a positive number of requests per second/);
   });
 });
 
-describe("the client's pace", () => {
+describe("the client's pace, learned from the headers", () => {
   it("without pacing, a burst meets 429s and every request still succeeds after waiting Retry-After", async () => {
-    await refill();
-    const before = strictLimit.refused;
+    await refill(1);
+    const before = freeLimit.refused;
     const events: ClientLogEvent[] = [];
-    const c = client({ logger: (e) => events.push(e), retry: { maxRetries: 5 } }, strict);
+    const c = client(free, { logger: (e) => events.push(e), retry: { maxRetries: 5 } });
     const answers = await Promise.all(Array.from({ length: 3 }, () => c.whoami({})));
     expect(answers).toHaveLength(3);
-    expect(strictLimit.refused - before).toBeGreaterThan(0);
+    expect(freeLimit.refused - before).toBeGreaterThan(0);
     const retries = events.filter((e) => e.type === "retry" && e.reason === "HTTP 429");
-    expect(retries.length).toBe(strictLimit.refused - before);
-    // The wait is the server's Retry-After (whole seconds), not the 250 ms backoff.
+    expect(retries.length).toBe(freeLimit.refused - before);
     expect(retries.every((e) => e.type === "retry" && e.delayMs >= 1_000)).toBe(true);
   });
 
-  it("two clients sharing one limiter at the server's rate are never refused, and take the time the rate implies", async () => {
-    await refill();
-    const before = limit.refused;
-    const limiter = new RateLimiter(RATE);
-    const a = client({ rateLimiter: limiter });
-    const b = client({ rateLimiter: limiter });
-    const started = Date.now();
-    await Promise.all(Array.from({ length: 2 * RATE }, (_, i) => (i % 2 === 0 ? a : b).whoami({})));
-    const elapsed = Date.now() - started;
-    expect(limit.refused - before).toBe(0);
-    // 20 requests 100 ms apart: the last starts 1.9 s after the first.
-    expect(elapsed).toBeGreaterThanOrEqual(((2 * RATE - 1) * 1000) / RATE - 5);
-  });
-
-  it("provider sessions keep to keyform:maxRequestsPerSecond (default 10) together, whatever their other settings", async () => {
-    await refill();
-    const before = limit.refused;
-    const { bootstrap } = test.emulator;
-    const env = {
-      KEYFORM_BASE_URL: test.emulator.url,
-      KEYFORM_API_PUBLIC_KEY: bootstrap.apiPublicKey,
-      KEYFORM_API_PRIVATE_KEY: bootstrap.apiPrivateKey,
-    };
-    const settings = resolveSettings(undefined, env);
-    expect(settings.maxRequestsPerSecond).toBe(RATE);
-    // Two different clients (another timeout makes another client) of the same organization.
-    const one = sessionFor(settings, bootstrap.organizationId, "test").client;
-    const two = sessionFor({ ...settings, timeoutMs: settings.timeoutMs + 1 }, bootstrap.organizationId, "test").client;
-    expect(one).not.toBe(two);
-    const started = Date.now();
-    await Promise.all(Array.from({ length: 2 * RATE }, (_, i) => (i % 2 === 0 ? one : two).whoami({})));
-    expect(limit.refused - before).toBe(0);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(((2 * RATE - 1) * 1000) / RATE - 5);
-
-    // 0 turns pacing off: a burst is refused in part (by the strict emulator).
-    await refill();
-    const s = strict.emulator.bootstrap;
-    const unpacedSettings = resolveSettings(undefined, {
-      KEYFORM_BASE_URL: strict.emulator.url,
-      KEYFORM_API_PUBLIC_KEY: s.apiPublicKey,
-      KEYFORM_API_PRIVATE_KEY: s.apiPrivateKey,
-      KEYFORM_MAX_REQUESTS_PER_SECOND: "0",
+  for (const [name, rate, count] of [
+    ["free", 1, 5],
+    ["pro", 3, 12],
+  ] as const) {
+    it(`${name}: provider sessions with default settings learn ${rate}/s from the first answer and are never refused, together`, async () => {
+      const on = name === "free" ? free : pro;
+      const counter = () => (name === "free" ? freeLimit : proLimit);
+      await refill(rate);
+      const before = counter().refused;
+      const { bootstrap } = on.emulator;
+      const settings = resolveSettings(undefined, {
+        KEYFORM_BASE_URL: on.emulator.url,
+        KEYFORM_API_PUBLIC_KEY: bootstrap.apiPublicKey,
+        KEYFORM_API_PRIVATE_KEY: bootstrap.apiPrivateKey,
+      });
+      expect(settings.maxRequestsPerSecond).toBe(0);
+      // Two different clients (another timeout makes another client) share the process's pace.
+      const one = sessionFor(settings, bootstrap.organizationId, "test").client;
+      const two = sessionFor({ ...settings, timeoutMs: settings.timeoutMs + 1 }, bootstrap.organizationId, "test").client;
+      expect(one).not.toBe(two);
+      const started = Date.now();
+      await Promise.all(Array.from({ length: count }, (_, i) => (i % 2 === 0 ? one : two).whoami({})));
+      expect(counter().refused - before).toBe(0);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(((count - 1) * 1000) / rate - 5);
     });
-    const unpaced = sessionFor(unpacedSettings, s.organizationId, "test").client;
-    const refusedBefore = strictLimit.refused;
-    await Promise.all(Array.from({ length: 3 }, () => unpaced.whoami({})));
-    expect(strictLimit.refused - refusedBefore).toBeGreaterThan(0);
+  }
+
+  it("a service that sends no headers is not paced; the cap setting paces below the advertised rate", async () => {
+    const open = new ServicePace();
+    const c = client(unlimited, { rateLimiter: open });
+    await Promise.all(Array.from({ length: 5 }, () => c.whoami({})));
+    expect(open.rate).toBe(Infinity);
+
+    await refill(10);
+    const before = enterpriseLimit.refused;
+    const capped = new ServicePace(4);
+    const e = client(enterprise, { rateLimiter: capped });
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 9 }, () => e.whoami({})));
+    expect(capped.rate).toBe(4);
+    expect(Date.now() - started).toBeGreaterThanOrEqual((8 * 1000) / 4 - 5);
+    expect(enterpriseLimit.refused - before).toBe(0);
   });
 });

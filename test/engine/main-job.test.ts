@@ -263,4 +263,16 @@ describe("main job: the example organization on the embedded emulator", () => {
       expect(enabledVaults[0]!.depositsDisabled).toBe(false);
     });
   });
+
+  it("on the Free plan's rate limit (1 request/s), the example comes up first time and meets no 429", { timeout: MAIN_JOB_TIMEOUT }, async () => {
+    // A fresh organization under the Free plan; the stack is empty after the destroy above.
+    const freeData = path.join(work, "free-plan-data");
+    const result = await run("bash", ["scripts/org-up", "--data-dir", freeData, "--plan", "free"]);
+    expect(result.status, result.stderr + result.stdout.slice(-3000)).toBe(0);
+    expect(changesOf(result.stdout).create).toBeGreaterThan(20);
+    const limit = /Rate limit: 1 requests\/s per address; (\d+) requests admitted, (\d+) refused \(429\)/.exec(result.stdout);
+    expect(limit, result.stdout.slice(-2000)).not.toBeNull();
+    expect(Number(limit![1])).toBeGreaterThan(0);
+    expect(Number(limit![2])).toBe(0);
+  });
 });

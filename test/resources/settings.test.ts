@@ -5,7 +5,7 @@ import { MissingSettingError, requireSetting, resolveSettings, DEFAULT_BASE_URL,
 describe("resolveSettings", () => {
   it("defaults to the hosted service", () => {
     expect(resolveSettings(undefined, {})).toEqual({ baseUrl: DEFAULT_BASE_URL, authProxyUrl: "https://authproxy.turnkey.com", timeoutMs: DEFAULT_TIMEOUT_MS, firstByteTimeoutMs: DEFAULT_FIRST_BYTE_TIMEOUT_MS, maxRequestsPerSecond: DEFAULT_MAX_REQUESTS_PER_SECOND });
-    expect(DEFAULT_MAX_REQUESTS_PER_SECOND).toBe(10);
+    expect(DEFAULT_MAX_REQUESTS_PER_SECOND).toBe(0);
     expect(DEFAULT_FIRST_BYTE_TIMEOUT_MS).toBe(15_000);
   });
 

@@ -103,6 +103,13 @@ const examples: Record<keyof typeof operations, Record<string, unknown>> = {
     ],
     userId: USER,
   },
+  createPolicies: {
+    policies: [
+      { policyName: "Deny exports", effect: "EFFECT_DENY", condition: "activity.action == 'EXPORT'", notes: "" },
+      { policyName: "Allow ops", effect: "EFFECT_ALLOW", consensus: "approvers.any(user, user.id == 'u-1')", notes: "ops" },
+    ],
+  },
+  deletePolicies: { policyIds: ["policy-1", "policy-2"] },
   createPolicy: {
     policyName: "Treasury needs two approvals",
     effect: "EFFECT_ALLOW",

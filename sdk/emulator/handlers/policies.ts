@@ -45,6 +45,16 @@ export const policiesModule: EmulatorModule = {
       return { policyId: insertPolicy(ctx, p, "") };
     },
 
+    // All or none: the activity's transaction rolls back every insert when one is refused.
+    createPolicies(ctx, p) {
+      return { policyIds: p.policies.map((policy, i) => insertPolicy(ctx, policy, `policies[${i}].`)) };
+    },
+
+    deletePolicies(ctx, p) {
+      for (const [i, policyId] of p.policyIds.entries()) ctx.store.policies.delete(requirePolicy(ctx, policyId, `policyIds[${i}]`).id);
+      return { policyIds: p.policyIds };
+    },
+
     updatePolicy(ctx, p) {
       const policy = requirePolicy(ctx, p.policyId, "policyId");
       if (p.policyName !== undefined) requireName(p.policyName, "policyName");

@@ -117,6 +117,8 @@ const createApiKeyActivity = createActivity({
   // `orphanedGeneratedKey` for what happens to the key such a run left behind).
   parameters: (inputs: ApiKeyState) => (inputs.publicKey === undefined ? undefined : createParameters(inputs, inputs.publicKey)),
   createdId: (result) => (result.apiKeyIds.length === 1 ? result.apiKeyIds[0] : undefined),
+  // A batched create made this key as one item of several (batch.ts).
+  items: { key: "apiKeys", createdIdAt: (result, index) => result.apiKeyIds[index] },
 });
 
 /**
@@ -329,6 +331,35 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
   async remove(session, id, props) {
     if (props.userId === undefined) throw new Error(`cannot delete API key ${id}: its userId is not in state`);
     await session.client.deleteApiKeys({ userId: props.userId, apiKeyIds: [id] });
+  },
+  batch: {
+    // The keys of one user per activity, at most the 10 long-lived keys a user may hold
+    // (docs "Resource limits").
+    create: {
+      max: 10,
+      group: (inputs) => String(inputs.userId),
+      async submit(session, items) {
+        const pairs = items.map((inputs) => (inputs.publicKey === undefined ? generateApiKeyPair(inputs.curveType as ApiKeyCurve) : undefined));
+        const keys = items.map((inputs, i) => createParameters(inputs, pairs[i]?.publicKey ?? (inputs.publicKey as string)).apiKeys[0]!);
+        const userId = items[0]!.userId;
+        const { apiKeyIds } = await session.client.createApiKeys({ userId, apiKeys: keys });
+        return apiKeyIds.map((id, i) => {
+          const pair = pairs[i];
+          const live: LiveApiKey = { apiKeyId: id, userId, ...keys[i]! };
+          return { id, carry: pair ? { privateKey: pair.privateKey, publicKey: pair.publicKey } : {}, live };
+        });
+      },
+    },
+    remove: {
+      max: 10,
+      group: (item) => String(item.props.userId),
+      async submit(session, items) {
+        const userId = items[0]!.props.userId;
+        if (userId === undefined) throw new Error(`cannot delete API key ${items[0]!.id}: its userId is not in state`);
+        await session.client.deleteApiKeys({ userId, apiKeyIds: items.map((item) => item.id) });
+        return items.map(() => undefined);
+      },
+    },
   },
 };
 

@@ -3,7 +3,7 @@
  * Builds the API client a provider call uses, from the resolved settings. One client per
  * organization id is kept for the life of the provider process.
  */
-import { ApiKeyStamper, DEFAULT_TIMEOUT_MS as DEFAULT_ATTEMPT_TIMEOUT_MS, KeyformClient, sharedRateLimiter } from "../../client";
+import { ApiKeyStamper, DEFAULT_TIMEOUT_MS as DEFAULT_ATTEMPT_TIMEOUT_MS, KeyformClient, sharedServicePace, type ServicePace } from "../../client";
 import { requireSetting, type Settings } from "./settings";
 import { observeWrites } from "./shared-reads";
 
@@ -13,6 +13,8 @@ export interface Session {
   readonly client: KeyformClient;
   /** The public key of the API key the client stamps with: who submits this run's activities. */
   readonly credentialPublicKey: string;
+  /** The pace every request of the process to this service keeps to (batches wait for its slots). */
+  readonly pace?: ServicePace;
 }
 
 const cache = new Map<string, KeyformClient>();
@@ -38,6 +40,7 @@ export function sessionFor(settings: Settings, organizationId: string, purpose: 
   // The key of the cache is not secret: the public key identifies the credential.
   const key = `${settings.baseUrl}|${organizationId}|${apiPublicKey}|${settings.timeoutMs}|${settings.firstByteTimeoutMs}|${settings.maxRequestsPerSecond}`;
   let client = cache.get(key);
+  const pace = sharedServicePace(settings.baseUrl, settings.maxRequestsPerSecond);
   if (!client) {
     client = new KeyformClient({
       baseUrl: settings.baseUrl,
@@ -54,13 +57,12 @@ export function sessionFor(settings: Settings, organizationId: string, purpose: 
       firstByteTimeoutMs: settings.firstByteTimeoutMs,
       // Writes through this client make the shared collection reads stale (shared-reads.ts).
       onRequest: observeWrites,
-      // The service counts requests per organization: every client of this process that acts
-      // in the organization shares one pace, whatever its key.
-      ...(settings.maxRequestsPerSecond > 0
-        ? { rateLimiter: sharedRateLimiter(`${settings.baseUrl}|${organizationId}`, settings.maxRequestsPerSecond) }
-        : {}),
+      // The service counts requests per client address (and per sub-organization): every client
+      // of this process shares one pace of the service, learned from its answers' headers and
+      // kept under the cap setting, whatever the organization or key.
+      rateLimiter: pace,
     });
     cache.set(key, client);
   }
-  return { organizationId, client, credentialPublicKey: apiPublicKey };
+  return { organizationId, client, credentialPublicKey: apiPublicKey, pace };
 }

@@ -50,6 +50,12 @@ export interface CreateActivity<I, K extends ActivityName = ActivityName> {
   parameters(inputs: I): ParamsOf<K> | undefined;
   /** The created object's id in the activity's result. */
   createdId(result: ResultOf<K>): string | undefined;
+  /**
+   * For a plural operation whose creates are batched (`batch.ts`): the parameter holding the
+   * items, and the id the result names for item `index`. With it, this resource's single-item
+   * parameters also match one item of an earlier batched activity (the other parameters equal).
+   */
+  readonly items?: { readonly key: string; createdIdAt(result: ResultOf<K>, index: number): string | undefined };
 }
 
 /** Declares a resource's create activity with the operation's own parameter and result types. */
@@ -108,14 +114,29 @@ export function matchingActivities<I>(
     if (activity.status !== "ACTIVITY_STATUS_COMPLETED" && activity.status !== "ACTIVITY_STATUS_CONSENSUS_NEEDED") continue;
     const createdMs = Number(activity.createdAt);
     if (!Number.isFinite(createdMs) || nowMs - createdMs > LOOKUP_WINDOW_MS) continue;
-    if (intentKey(def, activity.intent[def.intentKey]) !== wanted) continue;
-    if (activity.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED") {
-      found.push({ activity });
+    const intent = activity.intent[def.intentKey];
+    if (intentKey(def, intent) === wanted) {
+      if (activity.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED") {
+        found.push({ activity });
+        continue;
+      }
+      const result = def.result.safeParse(activity.result[def.resultKey]);
+      const createdId = result.success ? declared.createdId(result.data as never) : undefined;
+      if (createdId !== undefined) found.push({ activity, createdId });
       continue;
     }
+    // One item of a batched create (completed only: batches are not sent under consensus).
+    if (declared.items === undefined || activity.status !== "ACTIVITY_STATUS_COMPLETED") continue;
+    const { key, createdIdAt } = declared.items;
+    const items = (intent as Record<string, unknown> | undefined)?.[key];
+    if (!Array.isArray(items) || items.length < 2) continue;
     const result = def.result.safeParse(activity.result[def.resultKey]);
-    const createdId = result.success ? declared.createdId(result.data as never) : undefined;
-    if (createdId !== undefined) found.push({ activity, createdId });
+    if (!result.success) continue;
+    items.forEach((item, index) => {
+      if (intentKey(def, { ...(intent as object), [key]: [item] }) !== wanted) return;
+      const createdId = createdIdAt(result.data as never, index);
+      if (createdId !== undefined) found.push({ activity, createdId });
+    });
   }
   return found;
 }

@@ -18,6 +18,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { dedupe, rule, type CheckFailure } from "./check";
 import { resolveOrganizationId, sessionFor, type Session } from "./client";
 import { ConflictError } from "../../client/errors";
+import { batched, type BatchForm } from "./batch";
 import { matchingActivities, type CreateActivity } from "./earlier-activity";
 import { claim, isClaimed, needsHistory, recentCreates } from "./earlier-work";
 import type { ResourceDescription } from "./describe";
@@ -93,7 +94,7 @@ export interface ResourceSpec<I extends BaseInputs, O extends BaseOutputs, L> {
    * when the create already knows it (read by id, or from the activity's result). Without
    * `live`, the object is read back with `fetch`, which may read its whole collection.
    */
-  create(session: Session, inputs: I): Promise<{ id: string; carry?: Partial<O>; live?: L }>;
+  create(session: Session, inputs: I): Promise<CreateOutcome<O, L>>;
   /**
    * The activity `create` submits: its operation, the parameters it sends, and where its
    * result names the created object. With it, create first looks for the same request made
@@ -120,6 +121,22 @@ export interface ResourceSpec<I extends BaseInputs, O extends BaseOutputs, L> {
   update?(session: Session, id: string, live: L, inputs: I): Promise<void>;
   /** Deletes the object; a not-found error is treated as success by the caller. */
   remove(session: Session, id: string, props: Partial<O>): Promise<void>;
+  /**
+   * The service's plural forms of `create` and `remove` (`batch.ts`): creates, or deletes, of
+   * this kind waiting at the same time go out as one activity. A refused batch falls back to
+   * `create` / `remove` for the item it names, so each item's results and errors are its own.
+   */
+  readonly batch?: {
+    readonly create?: BatchForm<I, CreateOutcome<O, L>>;
+    readonly remove?: BatchForm<{ id: string; props: Partial<O> }, void>;
+  };
+}
+
+/** What a create returns: the id, outputs only known at creation, and the live object when known. */
+export interface CreateOutcome<O, L> {
+  id: string;
+  carry?: Partial<O>;
+  live?: L;
 }
 
 /** Settings source of the current provider process (set by `configure`). */
@@ -408,7 +425,11 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         const adopted = await adoptEarlierActivity(s, inputs, what);
         if (adopted !== undefined) return { id: adopted.id, outs: outputsOf(adopted.live, s.organizationId, undefined, carryWith({}, inputs)) };
         try {
-          created = await spec.create(s, inputs);
+          // Batching hook: with a plural form, this create may travel with others of its kind.
+          const batchCreate = spec.batch?.create;
+          created = batchCreate
+            ? await batched(`${spec.kind}:create`, batchCreate, s, inputs, () => spec.create(s, inputs))
+            : await spec.create(s, inputs);
         } catch (error) {
           // A 409: an earlier create activity with these parameters made the object (adopted, and
           // updated where it changed since), else the object holding the name is compared.
@@ -492,7 +513,10 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         // organization) would answer every delete "not found", which reads as already gone: the
         // objects would stay where they live and vanish from state.
         if (engineRun !== undefined) await verifySettings(currentSettings(), previous.organizationId);
-        await spec.remove(s, id, previous);
+        // Batching hook: with a plural form, this delete may travel with others of its kind.
+        const batchRemove = spec.batch?.remove;
+        if (batchRemove) await batched(`${spec.kind}:remove`, batchRemove, s, { id, props: previous }, () => spec.remove(s, id, previous));
+        else await spec.remove(s, id, previous);
       } catch (error) {
         if (isNotFound(error)) return;
         throw explain(error, what);

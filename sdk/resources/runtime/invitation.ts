@@ -177,32 +177,49 @@ export const invitationSpec: ResourceSpec<InvitationState, InvitationOutputs, Li
     operation: "createInvitations",
     parameters: createParameters,
     createdId: (result) => (result.invitationIds.length === 1 ? result.invitationIds[0] : undefined),
+    // A batched create made this invitation as one item of several (batch.ts).
+    items: { key: "invitations", createdIdAt: (result, index) => result.invitationIds[index] },
   }),
   async create(session, inputs) {
     const parameters = createParameters(inputs);
     const result = await session.client.createInvitations(parameters);
     const id = result.invitationIds[0];
     if (id === undefined) throw new Error("create_invitations returned no invitationIds");
-    // The service has no get for an invitation (they are listed in the whole organization
-    // record): the completed activity made exactly this one, in its initial status.
-    const [sent] = parameters.invitations;
-    return {
-      id,
-      live: {
-        invitationId: id,
-        receiverUserName: sent!.receiverUserName,
-        receiverEmail: sent!.receiverUserEmail,
-        receiverUserTags: sortedSet(sent!.receiverUserTags),
-        accessType: sent!.accessType,
-        status: INITIAL_INVITATION_STATUS,
-        senderUserId: sent!.senderUserId,
+    return { id, live: sentInvitation(id, parameters.invitations[0]!) };
+  },
+  batch: {
+    // At most the organization's 100 invitations (docs "Resource limits"). Deletes have no
+    // plural form: one delete_invitation each.
+    create: {
+      max: 100,
+      async submit(session, items) {
+        const invitations = items.flatMap((inputs) => createParameters(inputs).invitations);
+        const { invitationIds } = await session.client.createInvitations({ invitations });
+        return invitationIds.map((id, i) => ({ id, live: sentInvitation(id, invitations[i]!) }));
       },
-    };
+    },
   },
   async remove(session, id) {
     await session.client.deleteInvitation({ invitationId: id });
   },
 };
+
+/**
+ * The invitation a completed create made from `sent`. The service has no get for an invitation
+ * (they are listed in the whole organization record): the completed activity made exactly this
+ * one, in its initial status.
+ */
+function sentInvitation(id: string, sent: ReturnType<typeof createParameters>["invitations"][number]): LiveInvitation {
+  return {
+    invitationId: id,
+    receiverUserName: sent.receiverUserName,
+    receiverEmail: sent.receiverUserEmail,
+    receiverUserTags: sortedSet(sent.receiverUserTags),
+    accessType: sent.accessType,
+    status: INITIAL_INVITATION_STATUS,
+    senderUserId: sent.senderUserId,
+  };
+}
 
 /** The runtime handler the Invitation provider code in state delegates to. */
 export const invitationHandler = makeHandler(invitationSpec);

@@ -181,6 +181,24 @@ export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = 
   async remove(session, id) {
     await session.client.deletePolicy({ policyId: id });
   },
+  batch: {
+    // At most the organization's 100 policies (docs "Resource limits"): no activity can take more.
+    create: {
+      max: 100,
+      async submit(session, items) {
+        const policies = items.map(createParameters);
+        const { policyIds } = await session.client.createPolicies({ policies });
+        return policyIds.map((policyId, i) => ({ id: policyId, live: { policyId, ...policies[i]! } }));
+      },
+    },
+    remove: {
+      max: 100,
+      async submit(session, items) {
+        await session.client.deletePolicies({ policyIds: items.map((item) => item.id) });
+        return items.map(() => undefined);
+      },
+    },
+  },
 };
 
 /** The runtime handler the Policy provider code in state delegates to. */

@@ -56,10 +56,12 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 15_000;
 
 /**
- * Default pace of the provider's requests: the service's documented rate limit of about 10
- * requests per second per organization. `0` turns pacing off.
+ * Default cap on the provider's requests per second: none. The provider always paces itself at
+ * the rate the service advertises in its `ratelimit-limit` headers (the plan's rate, learned from
+ * the first answer, `client/service-pace.ts`); a positive value is a cap below that, e.g. to
+ * leave part of the plan's budget to another client at the same address.
  */
-export const DEFAULT_MAX_REQUESTS_PER_SECOND = 10;
+export const DEFAULT_MAX_REQUESTS_PER_SECOND = 0;
 
 /** Resolved settings; credentials may be absent until something needs them. */
 export interface Settings {
@@ -73,7 +75,7 @@ export interface Settings {
   timeoutMs: number;
   /** Time to connect and receive the first byte of an answer, in ms (see {@link DEFAULT_FIRST_BYTE_TIMEOUT_MS}). */
   firstByteTimeoutMs: number;
-  /** Requests per second per organization the provider process keeps to; 0 = no limit. */
+  /** Cap on the requests per second of the provider process, below the service's advertised rate; 0 = no cap. */
   maxRequestsPerSecond: number;
 }
 
@@ -135,7 +137,7 @@ function parseTimeout(raw: string | undefined, name: "timeoutMs" | "firstByteTim
 }
 
 /**
- * A non-negative number of requests per second (fractions allowed, 0 = no limit).
+ * A non-negative number of requests per second (fractions allowed, 0 = no cap).
  * @throws {RangeError} naming the config key and the variable when it is not one.
  */
 function parseRate(raw: string | undefined): number {
@@ -143,7 +145,7 @@ function parseRate(raw: string | undefined): number {
   const rate = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isFinite(rate)) {
     throw new RangeError(
-      `keyform: the setting "maxRequestsPerSecond" (keyform:maxRequestsPerSecond or ${SETTING_ENV.maxRequestsPerSecond}) must be a number of requests per second (0 for no limit), got ${JSON.stringify(raw)}`,
+      `keyform: the setting "maxRequestsPerSecond" (keyform:maxRequestsPerSecond or ${SETTING_ENV.maxRequestsPerSecond}) must be a number of requests per second (0 for no cap), got ${JSON.stringify(raw)}`,
     );
   }
   return rate;

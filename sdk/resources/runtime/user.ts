@@ -24,7 +24,6 @@ import { createActivity } from "./earlier-activity";
 import { warnEngine } from "./engine-log";
 import { ProviderError } from "./errors";
 import { currentSettings, makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
-import { unlessNotFound } from "./lookups";
 import { collections } from "./shared-reads";
 import { canonicalJson, compact, containsUnknown } from "./values";
 
@@ -119,8 +118,12 @@ function normalizeKeys(value: unknown): UserApiKey[] | undefined {
   });
 }
 
-const fetchUser = (session: Session, id: string): Promise<User | undefined> =>
-  unlessNotFound(async () => (await session.client.getUser({ userId: id })).user);
+/**
+ * Reads one user from the shared list: a refresh of many users costs one `list_users`, not
+ * one `get_user` each (the list carries the same records).
+ */
+const fetchUser = async (session: Session, id: string): Promise<User | undefined> =>
+  (await collections.users(session)).users.find((u) => u.userId === id);
 
 const API_KEY_ITEM = {
   type: "object",
@@ -298,6 +301,34 @@ export const userSpec: ResourceSpec<UserState, UserOutputs, User> = {
       return;
     }
     await session.client.deleteUsers({ userIds: [id] });
+  },
+  batch: {
+    // At most the organization's 100 users (docs "Resource limits").
+    create: {
+      max: 100,
+      async submit(session, items) {
+        const { userIds } = await session.client.createUsers({ users: items.flatMap((inputs) => createParameters(inputs).users) });
+        // One list reads every created user back, instead of one get_user each.
+        const { users } = await collections.users(session);
+        return userIds.map((id) => {
+          const live = users.find((u) => u.userId === id);
+          return live === undefined ? { id } : { id, live };
+        });
+      },
+    },
+    remove: {
+      max: 100,
+      async submit(session, items) {
+        // Root quorum members stay (see remove): they take the singular path, which warns.
+        const { organizationData } = await collections.organization(session);
+        const quorum = new Set(organizationData.rootQuorum?.userIds ?? []);
+        const members = items.filter((item) => quorum.has(item.id));
+        for (const member of members) await userSpec.remove(session, member.id, member.props);
+        const others = items.filter((item) => !quorum.has(item.id)).map((item) => item.id);
+        if (others.length > 0) await session.client.deleteUsers({ userIds: others });
+        return items.map(() => undefined);
+      },
+    },
   },
 };
 

@@ -71,6 +71,24 @@ export const deletePolicy = defineActivity("delete_policy", {
   result: z.object({ policyId: z.string() }),
 });
 
+/** Docs `create_policies`: several policies in one activity, all or none. */
+export const createPolicies = defineActivity("create_policies", {
+  type: "ACTIVITY_TYPE_CREATE_POLICIES",
+  intentKey: "createPoliciesIntent",
+  resultKey: "createPoliciesResult",
+  parameters: z.object({ policies: z.array(PolicyParams).min(1) }),
+  result: z.object({ policyIds: z.array(z.string()) }),
+});
+
+/** Docs `delete_policies`: several policies in one activity, all or none. */
+export const deletePolicies = defineActivity("delete_policies", {
+  type: "ACTIVITY_TYPE_DELETE_POLICIES",
+  intentKey: "deletePoliciesIntent",
+  resultKey: "deletePoliciesResult",
+  parameters: z.object({ policyIds: z.array(Id).min(1) }),
+  result: z.object({ policyIds: z.array(z.string()) }),
+});
+
 export const getPolicy = defineQuery("get_policy", {
   request: z.object({ organizationId: Id, policyId: Id }),
   response: z.object({ policy: Policy }),
@@ -118,4 +136,4 @@ export const getPolicyEvaluations = defineQuery("get_policy_evaluations", {
   response: z.object({ policyEvaluations: z.array(ActivityPolicyEvaluation) }),
 });
 
-export const policyOperations = { createPolicy, updatePolicy, deletePolicy, getPolicy, listPolicies, getPolicyEvaluations };
+export const policyOperations = { createPolicy, createPolicies, updatePolicy, deletePolicy, deletePolicies, getPolicy, listPolicies, getPolicyEvaluations };

@@ -1,0 +1,120 @@
+/**
+ * Benchmark of the service's rate limits: a 300-object organization (100 policies, 100 users,
+ * 50 API keys on 5 of those users, 50 invitations) through `up`, `preview --refresh` and
+ * `destroy` on the real engine (TypeScript path), against the emulator under each plan
+ * (`startEmulator({ plan })`: the plan's requests/s per client address, `ratelimit-*` headers,
+ * 429 over it) and without a limit. A counting proxy sits between the providers and the
+ * emulator. Prints, per plan and operation: wall time, requests, the floor (the fewest requests
+ * the service's activities allow, issue "limits" item 5), the time the plan's rate implies for
+ * those requests, and 429s. Asserts nothing.
+ *
+ *   npm run bench:plans                 # plans: none, free, pro
+ *   npm run bench:plans -- free payg    # the plans named
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as keyform from "../sdk";
+import { startEmulator } from "../sdk/emulator";
+import { PLAN_RATES, type Plan } from "../sdk/emulator/rate-limit";
+import { startFaultProxy } from "../test/support/fault-proxy";
+import { benchPulumiCommand, createBenchStack } from "./bench-stack";
+
+const POLICIES = 100;
+const USERS = 100;
+const KEY_OWNERS = 5;
+const KEYS_PER_OWNER = 10;
+const INVITATIONS = 50;
+
+/**
+ * The floor per operation: the settings check, plus one plural activity per kind and wave
+ * (policies, users, invitations: one each; API keys: one per owning user); deletes of
+ * invitations have no plural form (one each). Reads: one per collection (policies, users with
+ * their keys, the organization record with its invitations).
+ */
+const FLOOR = {
+  up: 1 + 1 + 1 + 1 + KEY_OWNERS,
+  "preview --refresh": 1 + 3,
+  destroy: 1 + KEY_OWNERS + 1 + 1 + INVITATIONS,
+} as const;
+
+function program(rootUserId: string): () => Promise<void> {
+  return async () => {
+    for (let i = 0; i < POLICIES; i++) {
+      new keyform.Policy(`p${i}`, { policyName: `bench policy ${i}`, effect: "EFFECT_DENY", condition: `activity.type == 'BENCH_${i}'` });
+    }
+    const users = Array.from({ length: USERS }, (_, i) => new keyform.User(`u${i}`, { userName: `bench-user-${i}` }));
+    for (let u = 0; u < KEY_OWNERS; u++) {
+      for (let k = 0; k < KEYS_PER_OWNER; k++) {
+        new keyform.ApiKey(`k${u}-${k}`, { userId: users[u]!.userId, apiKeyName: `bench-key-${u}-${k}`, publicKey: keyform.generateApiKeyPair().publicKey });
+      }
+    }
+    for (let i = 0; i < INVITATIONS; i++) {
+      new keyform.Invitation(`i${i}`, {
+        receiverUserName: `bench-invitee-${i}`,
+        receiverUserEmail: `bench-invitee-${i}@example.com`,
+        accessType: "ACCESS_TYPE_API",
+        senderUserId: rootUserId,
+      });
+    }
+  };
+}
+
+async function measure(plan: Plan | "none"): Promise<void> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-bench-plans-"));
+  const emulator = await startEmulator({ port: 0, dataDir: path.join(work, "emulator"), logLevel: "silent", ...(plan !== "none" ? { plan } : {}) });
+  const proxy = await startFaultProxy({ upstream: emulator.url, rate: 0, seed: 1 });
+  const rate = plan === "none" ? Infinity : PLAN_RATES[plan];
+  try {
+    const b = emulator.bootstrap;
+    const stack = await createBenchStack({
+      work,
+      projectName: "bench-plans",
+      program: program(b.userId),
+      pulumiCommand: await benchPulumiCommand(),
+      baseUrl: proxy.url,
+      bootstrap: b,
+      envVars: {},
+    });
+    console.log(`plan ${plan} (${rate === Infinity ? "no limit" : `${rate} requests/s`}), ${POLICIES + USERS + KEY_OWNERS * KEYS_PER_OWNER + INVITATIONS} objects`);
+    for (const operation of ["up", "preview --refresh", "destroy"] as const) {
+      // The service's bucket refills between operations, as between two pipeline runs.
+      await new Promise((resolve) => setTimeout(resolve, rate === Infinity ? 0 : 1_500));
+      proxy.resetCounts();
+      const t0 = Date.now();
+      if (operation === "up") await stack.up();
+      else if (operation === "preview --refresh") await stack.preview({ refresh: true });
+      else await stack.destroy();
+      const seconds = (Date.now() - t0) / 1000;
+      const { requests, byStatus } = proxy.counts;
+      const floor = FLOOR[operation];
+      const paced = rate === Infinity ? "-" : `${(requests / rate).toFixed(1)} s`;
+      console.log(
+        `  ${operation.padEnd(18)} ${seconds.toFixed(1).padStart(6)} s  ${String(requests).padStart(4)} requests (floor ${floor}, ${(requests / floor).toFixed(2)}x)  ` +
+          `requests / rate ${paced}  429s ${byStatus[429] ?? 0}`,
+      );
+      const byEndpoint = Object.entries(proxy.counts.byPath)
+        .sort(([, a], [, b]) => b - a)
+        .map(([endpoint, n]) => `${endpoint.replace(/^\/public\/v1\//, "")} ${n}`);
+      console.log(`    ${byEndpoint.join(", ")}`);
+    }
+  } finally {
+    await proxy.close();
+    await emulator.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const named = process.argv.slice(2);
+  const plans = (named.length > 0 ? named : ["none", "free", "pro"]) as Array<Plan | "none">;
+  for (const plan of plans) {
+    if (plan !== "none" && !(plan in PLAN_RATES)) throw new Error(`unknown plan ${JSON.stringify(plan)}: none, ${Object.keys(PLAN_RATES).join(", ")}`);
+    await measure(plan);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,179 @@
+/**
+ * @module resources/runtime/batch
+ * Plural activities: creates (or deletes) of one kind that wait at the same time go out as one
+ * activity (`create_policies`, `create_users`, `delete_api_keys`, …) instead of one each.
+ *
+ * Why: the service limits requests, not objects (1 request/s on the Free plan), and the engine
+ * runs every ready resource of a stack at once in one provider process. One activity per kind
+ * per wave of ready objects is the fewest requests the service allows.
+ *
+ * How items meet: the first item of a group opens a batch that is sent when the process's pace
+ * (`client/service-pace.ts`) would let a request start, and no sooner than {@link GATHER_MS}
+ * after it opened; every item of the group that arrives meanwhile joins, up to the most one
+ * activity takes. On an unlimited service that is a few milliseconds; on a limited plan the
+ * wait for the next slot gathers the whole wave.
+ *
+ * Exactly once: a batch is one submit through the client, so a lost answer is recovered like
+ * any other (the byte-identical body is resent, same fingerprint, and the service answers with
+ * the activity it already has: every object of the batch is adopted, none made twice). The
+ * service runs a plural activity all or nothing, so a refused batch left nothing behind; it is
+ * then split, the item the refusal names (`policies[3].policyName: …`) alone and the others
+ * together, or in halves when it names none, down to single items that take the resource's own
+ * singular path: the refused item fails on its own resource with its own message (or is adopted
+ * there, as a 409 "already exists" is), and the others complete. A failure without a definite
+ * answer fails every item of the batch with it.
+ *
+ * Not under consensus: where the organization can hold activities back for approval
+ * (`earlier-work.ts`), every item takes the singular path, so each resource's own activity can
+ * be reported and found again.
+ */
+import { ApiError } from "../../client/errors";
+import type { Session } from "./client";
+import { mayNeedConsensus } from "./earlier-work";
+
+/** The shortest time a batch stays open for more items (ms). */
+export const GATHER_MS = 10;
+/**
+ * On a limited service, a batch whose slot has come stays open while items keep joining (one
+ * joined within this many ms), up to {@link MAX_GATHER_MS}: the engine hands over a wave of
+ * ready resources over a while, and every extra activity costs a whole slot of the plan.
+ */
+export const IDLE_MS = 300;
+export const MAX_GATHER_MS = 5_000;
+
+/** A plural activity of one kind, as a resource declares it. */
+export interface BatchForm<Item, Result> {
+  /** The most items one activity takes. */
+  readonly max: number;
+  /** Items of different groups never share an activity (e.g. the API keys of different users). */
+  group?(item: Item): string;
+  /**
+   * Submits one plural activity for `items` (two or more) and returns each item's result, in
+   * order. Must throw, and apply nothing, when the service refuses any item.
+   */
+  submit(session: Session, items: readonly Item[]): Promise<Result[]>;
+}
+
+interface Waiting<Item, Result> {
+  readonly item: Item;
+  readonly single: () => Promise<Result>;
+  resolve(result: Result): void;
+  reject(error: unknown): void;
+}
+
+interface Group {
+  readonly session: Session;
+  readonly waiting: Array<Waiting<unknown, unknown>>;
+  scheduled: boolean;
+  /** When the last item joined (epoch ms). */
+  lastJoin: number;
+}
+
+const groups = new Map<string, Group>();
+
+/** Requests a batch form made, by plural and singular submits (benchmarks, tests). */
+export const batchCounters = { plural: 0, singular: 0, split: 0 };
+
+/**
+ * The result of `item`, made in one activity with the other items of `name` waiting now; or by
+ * `single` (the resource's singular path) when alone, after a refusal, or under consensus.
+ */
+export async function batched<Item, Result>(
+  name: string,
+  form: BatchForm<Item, Result>,
+  session: Session,
+  item: Item,
+  single: () => Promise<Result>,
+): Promise<Result> {
+  if (await mayNeedConsensus(session)) return runSingle(single);
+  const key = [name, session.client.baseUrl, session.organizationId, session.credentialPublicKey, form.group?.(item) ?? ""].join("|");
+  let group = groups.get(key);
+  if (group === undefined) {
+    group = { session, waiting: [], scheduled: false, lastJoin: 0 };
+    groups.set(key, group);
+  }
+  const joined = new Promise<Result>((resolve, reject) => {
+    group.waiting.push({ item, single, resolve, reject } as Waiting<unknown, unknown>);
+  });
+  group.lastJoin = Date.now();
+  if (!group.scheduled) {
+    group.scheduled = true;
+    void flushWhenFree(group, form as BatchForm<unknown, unknown>);
+  }
+  return joined;
+}
+
+/** Waits for the pace's next slot (gathering items meanwhile), then sends what waits. */
+async function flushWhenFree(group: Group, form: BatchForm<unknown, unknown>): Promise<void> {
+  const opened = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
+  await group.session.pace?.whenFree();
+  const rate = group.session.pace?.rate;
+  if (rate !== undefined && rate !== Infinity) {
+    while (group.waiting.length < form.max && Date.now() - group.lastJoin < IDLE_MS && Date.now() - opened < MAX_GATHER_MS) {
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 3));
+    }
+  }
+  group.scheduled = false;
+  const taken = group.waiting.splice(0, Math.max(1, form.max));
+  // More than one activity's worth: the rest go in the next slot.
+  if (group.waiting.length > 0) {
+    group.scheduled = true;
+    void flushWhenFree(group, form);
+  }
+  await send(group.session, form, taken);
+}
+
+/** Sends `items` as one activity, splitting a refused batch as the module says. */
+async function send(session: Session, form: BatchForm<unknown, unknown>, items: Array<Waiting<unknown, unknown>>): Promise<void> {
+  if (items.length === 1) {
+    const [only] = items;
+    return runSingle(only!.single).then(only!.resolve, only!.reject);
+  }
+  let results: unknown[];
+  try {
+    batchCounters.plural += 1;
+    results = await form.submit(session, items.map((w) => w.item));
+  } catch (error) {
+    if (!isRefusal(error)) {
+      for (const w of items) w.reject(error);
+      return;
+    }
+    batchCounters.split += 1;
+    const named = refusedIndex(error, items.length);
+    const parts =
+      named !== undefined
+        ? [[items[named]!], items.filter((_, i) => i !== named)]
+        : [items.slice(0, Math.ceil(items.length / 2)), items.slice(Math.ceil(items.length / 2))];
+    await Promise.all(parts.filter((part) => part.length > 0).map((part) => send(session, form, part)));
+    return;
+  }
+  if (results.length !== items.length) {
+    const error = new Error(`a plural activity answered ${results.length} results for ${items.length} items`);
+    for (const w of items) w.reject(error);
+    return;
+  }
+  items.forEach((w, i) => w.resolve(results[i]));
+}
+
+function runSingle<Result>(single: () => Promise<Result>): Promise<Result> {
+  batchCounters.singular += 1;
+  return single();
+}
+
+/**
+ * A definite refusal: the service answered and ran nothing (a 4xx other than 408 and 429).
+ * Anything else (no answer, 5xx, rate limit) says nothing about a single item.
+ */
+function isRefusal(error: unknown): boolean {
+  return error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+}
+
+/** The item a refusal names (`policies[3].policyName: …`, `userIds[2]: …`), when it names one in range. */
+export function refusedIndex(error: unknown, count: number): number | undefined {
+  const message = error instanceof ApiError ? error.serverMessage || error.message : String(error);
+  const match = /^[A-Za-z]+\[(\d+)\]/.exec(message);
+  if (match === null) return undefined;
+  const index = Number(match[1]);
+  return index < count ? index : undefined;
+}
