@@ -212,7 +212,26 @@ function usersFromFile(file: string): DiffUser[] {
   });
 }
 
-/** Runs `policy diff`; returns the exit code (1 with `--no-new-access` when anyone gains access). */
+/**
+ * The exit code of `--no-new-access`: 1 when a gain is proved (a replayed witness), else 2 when
+ * the diff is not proved (a clause outside the exact fragment, a bound not met, a witness that
+ * did not replay), else 0. Without the gate: 0.
+ */
+export function gateExitCode(diff: AccessDiff, gate: boolean, io: Output = stdio): number {
+  if (!gate) return 0;
+  const gains = diff.changes.filter((c) => c.direction === "gains" && c.confirmed);
+  if (gains.length > 0) {
+    io.err(`--no-new-access: ${gains.length} change${gains.length === 1 ? "" : "s"} give${gains.length === 1 ? "s" : ""} access (${[...new Set(gains.flatMap((c) => c.users))].slice(0, 5).join(", ")})\n`);
+    return 1;
+  }
+  if (!diff.proved) {
+    io.err(`--no-new-access: not proved: ${diff.notProved.map((n) => `${n.clause} (${n.reason})`).join("; ")}\n`);
+    return 2;
+  }
+  return 0;
+}
+
+/** Runs `policy diff`; returns the exit code (with `--no-new-access`: 1 on a proved gain, 2 when not proved, 0 when proved). */
 export async function runDiff(
   before: string,
   after: string,
@@ -229,12 +248,7 @@ export async function runDiff(
   }
   const diff: AccessDiff = await diffPolicies(beforePolicies, afterPolicies, users ? { users } : {});
   io.out(options.json ? `${JSON.stringify(diff, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2)}\n` : formatAccessDiffText(diff));
-  const gains = diff.changes.filter((c) => c.direction === "gains");
-  if (options.newAccess === false && gains.length > 0) {
-    io.err(`--no-new-access: ${gains.length} change${gains.length === 1 ? "" : "s"} give${gains.length === 1 ? "s" : ""} access (${[...new Set(gains.flatMap((c) => c.users))].slice(0, 5).join(", ")}…)\n`);
-    return 1;
-  }
-  return 0;
+  return gateExitCode(diff, options.newAccess === false, io);
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -278,7 +292,7 @@ export function policyCommand(): Command {
     .argument("<after>", `policies after: a JSON file or '${LIVE}'`)
     .option("--data <dir>", `the organization of '${LIVE}' and its users: a running emulator's data directory; default: the KEYFORM_* settings`)
     .option("--users <file>", "users as JSON ({id, tags, email, alias} each); default: the organization's users when it is read, else users made up from the ids and tags the policies name")
-    .option("--no-new-access", "exit 1 when any user gains access")
+    .option("--no-new-access", "exit 0 only when no new access is proved; 1 when a user gains access, 2 when not proved")
     .option("--json", "print the changes as JSON")
     .action(async (before: string, after: string, options: Parameters<typeof runDiff>[2]) => {
       process.exitCode = await runDiff(before, after, options);
