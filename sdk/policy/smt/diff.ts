@@ -218,56 +218,55 @@ export async function diffPolicies(before: readonly PolicyRecord[], after: reado
   const maxChanges = options.maxChanges ?? 500;
   let truncated = false;
   let replayFailures = 0;
-  for (const direction of ["gains", "loses"] as const) {
-    const changed = direction === "gains" ? z.And(z.Not(allowedBefore), allowedAfter) : z.And(allowedBefore, z.Not(allowedAfter));
-    for (const how of ["alone", "with approvers"] as const) {
-      const solver = new z.Solver();
-      solver.add(wellFormed, changed);
-      // Alone, or with at least one approver besides the submitter (a consensus change).
-      solver.add(how === "alone" ? space.alone() : z.Not(space.alone()));
-      for (;;) {
-        if (changes.length >= maxChanges) {
-          truncated = true;
-          break;
-        }
-        const verdict = await solver.check();
-        if (verdict === "unknown") {
-          proof.notProved.push({ clause: "(search)", reason: "the solver gave up" });
-          break;
-        }
-        if (verdict !== "sat") break;
-        const model = solver.model() as unknown as Model;
-        const cell = proof.cell(model);
-        const witness = proof.witness(model);
-        const replay = (activity: SimulatedActivity) => {
-          const [b, a] = [simulate(before, activity), simulate(after, activity)];
-          const [allowedB, allowedA] = [b.outcome === "OUTCOME_ALLOW", a.outcome === "OUTCOME_ALLOW"];
-          return { b, a, confirmed: direction === "gains" ? !allowedB && allowedA : allowedB && !allowedA };
-        };
-        const first = replay(witness);
-        if (!first.confirmed) replayFailures++;
-        // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
-        const users = orgUsers
-          .filter((u) => {
-            const approvers: SimulatedUser[] = [{ id: u.id, tags: u.tags ?? [], email: u.email ?? "", alias: u.alias ?? "" }, ...(how === "alone" ? [] : (witness.approvers ?? []).filter((o) => o.id !== u.id))];
-            return replay({ ...witness, approvers }).confirmed;
-          })
-          .map(nameOf);
-        const block = z.Not(cell.formula);
-        solver.add(block);
-        changes.push({
-          direction,
-          how,
-          users: orgUsers.length > 0 ? users : [describeUser(witness.approvers![0]!, new Set(space.namedIds), options.names)],
-          kinds: [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))],
-          ...(cell.targetLabel ? { target: cell.targetLabel } : {}),
-          witness,
-          before: first.b.outcome,
-          after: first.a.outcome,
-          confirmed: first.confirmed,
-        });
-      }
+  // One solver for every change (each check has a fixed cost): a model is a change, blocked by
+  // its type class, target, direction and whether the submitter acts alone; unsat ends the search.
+  const gains = z.And(z.Not(allowedBefore), allowedAfter);
+  const loses = z.And(allowedBefore, z.Not(allowedAfter));
+  const alone = space.alone();
+  const solver = new z.Solver();
+  solver.add(wellFormed, z.Or(gains, loses));
+  for (;;) {
+    if (changes.length >= maxChanges) {
+      truncated = true;
+      break;
     }
+    const verdict = await solver.check();
+    if (verdict === "unknown") {
+      proof.notProved.push({ clause: "(search)", reason: "the solver gave up" });
+      break;
+    }
+    if (verdict !== "sat") break;
+    const model = solver.model() as unknown as Model;
+    const direction = model.eval(gains as never, true).toString() === "true" ? "gains" : "loses";
+    const how = model.eval(alone as never, true).toString() === "true" ? "alone" : "with approvers";
+    const cell = proof.cell(model);
+    const witness = proof.witness(model);
+    const replay = (activity: SimulatedActivity) => {
+      const [b, a] = [simulate(before, activity), simulate(after, activity)];
+      const [allowedB, allowedA] = [b.outcome === "OUTCOME_ALLOW", a.outcome === "OUTCOME_ALLOW"];
+      return { b, a, confirmed: direction === "gains" ? !allowedB && allowedA : allowedB && !allowedA };
+    };
+    const first = replay(witness);
+    if (!first.confirmed) replayFailures++;
+    // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
+    const users = orgUsers
+      .filter((u) => {
+        const approvers: SimulatedUser[] = [{ id: u.id, tags: u.tags ?? [], email: u.email ?? "", alias: u.alias ?? "" }, ...(how === "alone" ? [] : (witness.approvers ?? []).filter((o) => o.id !== u.id))];
+        return replay({ ...witness, approvers }).confirmed;
+      })
+      .map(nameOf);
+    solver.add(z.Not(z.And(cell.formula, direction === "gains" ? gains : loses, how === "alone" ? alone : z.Not(alone))));
+    changes.push({
+      direction,
+      how,
+      users: orgUsers.length > 0 ? users : [describeUser(witness.approvers![0]!, new Set(space.namedIds), options.names)],
+      kinds: [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))],
+      ...(cell.targetLabel ? { target: cell.targetLabel } : {}),
+      witness,
+      before: first.b.outcome,
+      after: first.a.outcome,
+      confirmed: first.confirmed,
+    });
   }
   const notProved = [...proof.notProved];
   if (replayFailures > 0) notProved.push({ clause: "(witnesses)", reason: `${replayFailures} witness${replayFailures === 1 ? "" : "es"} did not replay through the evaluator: a failure of the diff` });
