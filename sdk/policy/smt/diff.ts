@@ -82,6 +82,8 @@ export interface DiffOptions {
   readonly maxChanges?: number;
   /** Most generic approver slots to model (default 12); a larger bound makes the verdict "not proved". */
   readonly maxGenericApprovers?: number;
+  /** More string literals the question names (a kind, a target id), so the type classes tell them apart. */
+  readonly literals?: readonly string[];
   /** Evaluation time of witnesses that read no time (epoch ms; default now). */
   readonly nowMs?: number;
 }
@@ -126,6 +128,7 @@ export async function buildProof(policySets: readonly (readonly PolicyRecord[])[
   const z = await z3Context();
   const all = policySets.flat();
   const literals = collectLiterals(all);
+  for (const literal of options.literals ?? []) literals.strings.add(literal);
   const allTypes = typeUniverse(literals);
   const typeClasses = classes(allTypes, (slot) => typeSignature(slot, literals));
   const notProved: OpaqueClause[] = [];

@@ -203,9 +203,14 @@ export class RequestSpace {
     return undefined;
   }
 
+  /** A solver name for a key: unique by its index (solver names end at a NUL, keys hold them as separators). */
+  private nameOf(key: string): string {
+    return `${this.vars.size}|${key.replace(/\u0000/g, "/")}`;
+  }
+
   intVar(key: string, unsigned = false): Z3Int {
     let v = this.vars.get(`i:${key}`) as Z3Int | undefined;
-    if (!v) this.vars.set(`i:${key}`, (v = this.z.Int.const(`i:${key}`)));
+    if (!v) this.vars.set(`i:${key}`, (v = this.z.Int.const(this.nameOf(`i:${key}`))));
     if (unsigned) this.unsigned.add(`i:${key}`);
     return v;
   }
@@ -218,7 +223,7 @@ export class RequestSpace {
 
   boolVar(key: string): Z3Bool {
     let v = this.vars.get(`b:${key}`) as Z3Bool | undefined;
-    if (!v) this.vars.set(`b:${key}`, (v = this.z.Bool.const(`b:${key}`)));
+    if (!v) this.vars.set(`b:${key}`, (v = this.z.Bool.const(this.nameOf(`b:${key}`))));
     return v;
   }
 
