@@ -246,7 +246,8 @@ export async function runDiff(
   let users: DiffUser[] | undefined;
   if (options.users !== undefined) users = usersFromFile(options.users);
   else if (before === LIVE || after === LIVE || options.data !== undefined) {
-    users = (await live().listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName }));
+    const roots = await rootUserIds(live());
+    users = (await live().listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName, root: roots.has(u.userId) }));
   }
   const diff: AccessDiff = await diffPolicies(beforePolicies, afterPolicies, users ? { users } : {});
   io.out(options.json ? `${JSON.stringify(diff, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2)}\n` : formatAccessDiffText(diff));
@@ -259,6 +260,16 @@ export async function runDiff(
     return 1;
   }
   return gateExitCode(diff, options.newAccess === false, io);
+}
+
+/** The root quorum's users (the table never lists them: the root quorum bypasses policies). */
+async function rootUserIds(client: KeyformClient): Promise<Set<string>> {
+  try {
+    const org = await (client as unknown as { getOrganization(): Promise<{ organizationData?: { rootQuorum?: { userIds?: string[] } } }> }).getOrganization();
+    return new Set(org?.organizationData?.rootQuorum?.userIds ?? []);
+  } catch {
+    return new Set();
+  }
 }
 
 /** Users of `--users` or of the organization, for naming a principal. */
