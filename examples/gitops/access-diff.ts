@@ -9,6 +9,7 @@ import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
 import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
 import { diffPolicies, formatAccessDiffMarkdown, type PolicyRecord } from "../../sdk/policy";
+import { lockoutCheck } from "../../sdk/policy/smt/properties";
 import { requireSetting, resolveSettings } from "../../sdk/resources/runtime/settings";
 
 const POLICY_TYPE = /keyform:Policy$/;
@@ -67,21 +68,63 @@ async function clientOf(stack: Stack): Promise<KeyformClient> {
   });
 }
 
+/** What the preview's access check found: the Markdown section, and why the preview must fail (if it must). */
+export interface AccessCheck {
+  readonly markdown: string;
+  /** A lockout, or (with `noNewAccess`) a gain or a verdict that is not proved. */
+  readonly failure?: string;
+}
+
+/** The gate of the access check: `noNewAccess` fails on a proved gain and on "not proved"; `breakGlassTag` on a lockout. */
+export interface AccessGate {
+  readonly noNewAccess?: boolean;
+  readonly breakGlassTag?: string;
+}
+
 /** The Markdown section for the pull request comment, or "" when the preview plans no policy change. */
 export async function accessDiffSection(stack: Stack, planned: PlannedPolicies): Promise<string> {
-  if (!planned.changed) return "";
+  return (await accessCheck(stack, planned)).markdown;
+}
+
+/** The access section and the gate's verdict; a preview that cannot compute the diff fails under `noNewAccess`. */
+export async function accessCheck(stack: Stack, planned: PlannedPolicies, gate: AccessGate = {}): Promise<AccessCheck> {
+  if (!planned.changed) return { markdown: "" };
   try {
-    return await provedSection(stack, planned);
+    return await provedSection(stack, planned, gate);
   } catch (error) {
-    // The plan itself stands; say why the access table is missing instead of failing the preview.
-    return `### Access changes\n\nNot computed: ${error instanceof Error ? error.message : String(error)}\n`;
+    // The plan itself stands; say why the access table is missing.
+    const why = error instanceof Error ? error.message : String(error);
+    return { markdown: `### Access changes\n\nNot computed: ${why}\n`, ...(gate.noNewAccess ? { failure: `access diff not computed (${why}): not proved` } : {}) };
   }
 }
 
-async function provedSection(stack: Stack, planned: PlannedPolicies): Promise<string> {
+async function provedSection(stack: Stack, planned: PlannedPolicies, gate: AccessGate): Promise<AccessCheck> {
   const client = await clientOf(stack);
   const live: PolicyRecord[] = (await client.listPolicies()).policies.map((p) => ({ ...p, time: p.time ?? null }));
-  const users = (await client.listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName }));
-  const diff = await diffPolicies(live, planned.apply(live), { users });
-  return formatAccessDiffMarkdown(diff);
+  const roots = await rootUserIds(client);
+  const users = (await client.listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName, root: roots.has(u.userId) }));
+  const after = planned.apply(live);
+  const diff = await diffPolicies(live, after, { users });
+  const lockout = await lockoutCheck(live, after, gate.breakGlassTag);
+  let markdown = formatAccessDiffMarkdown(diff);
+  if (gate.breakGlassTag !== undefined) {
+    markdown += `\n_Lockout: ${lockout.rootQuorum}; break-glass tag ${gate.breakGlassTag}: ${lockout.lost.length > 0 ? `**loses ${lockout.lost.join(", ")}**` : lockout.proved ? "keeps its policy-management access (proved)" : "keeps it as far as found (not proved)"}._\n`;
+  }
+  if (lockout.lost.length > 0) return { markdown, failure: `lockout: the break-glass tag ${gate.breakGlassTag} loses ${lockout.lost.join(", ")}` };
+  if (gate.noNewAccess) {
+    const gains = diff.changes.filter((c) => c.direction === "gains" && c.confirmed);
+    if (gains.length > 0) return { markdown, failure: `--no-new-access: ${gains.length} change(s) give access` };
+    if (!diff.proved) return { markdown, failure: `--no-new-access: not proved (${diff.notProved.map((n) => n.clause).join(", ")})` };
+  }
+  return { markdown };
+}
+
+/** The root quorum's users (never listed: the root quorum bypasses policies). */
+async function rootUserIds(client: KeyformClient): Promise<Set<string>> {
+  try {
+    const org = (await (client as unknown as { getOrganization(): Promise<{ organizationData?: { rootQuorum?: { userIds?: string[] } } }> }).getOrganization()) ?? {};
+    return new Set(org.organizationData?.rootQuorum?.userIds ?? []);
+  } catch {
+    return new Set();
+  }
 }

@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { keyformEnvironment, openStack, repoRoot } from "../shared/workspace";
-import { accessDiffSection, PlannedPolicies } from "./access-diff";
+import { accessCheck, PlannedPolicies } from "./access-diff";
 import { renderMarkdown, SummaryCollector, type ChangeSummary } from "./summary";
 
 /** Exit code of `drift` when the live organization differs from the code. */
@@ -34,7 +34,8 @@ async function run(
   stackName: string,
   workDir: string,
   refresh: boolean,
-): Promise<ChangeSummary & { accessDiff?: string }> {
+  gate: { noNewAccess?: boolean; breakGlassTag?: string } = {},
+): Promise<ChangeSummary & { accessDiff?: string; accessFailure?: string }> {
   const stack = await openStack({ stackName, envVars: keyformEnvironment(), workDir });
   const collector = new SummaryCollector(operation, stackName);
   const planned = new PlannedPolicies();
@@ -47,7 +48,8 @@ async function run(
     // A preview also shows who gains or loses access through the planned policy changes.
     if (operation === "preview") {
       await stack.preview({ ...options, refresh });
-      return { ...collector.summary(), accessDiff: await accessDiffSection(stack, planned) };
+      const access = await accessCheck(stack, planned, gate);
+      return { ...collector.summary(), accessDiff: access.markdown, ...(access.failure ? { accessFailure: access.failure } : {}) };
     } else if (operation === "up") await stack.up({ ...options, refresh });
     else await stack.previewRefresh(options);
   } catch (error) {
@@ -66,21 +68,30 @@ async function main(): Promise<number> {
       // Read the live organization before preview/up (default); --no-refresh plans from state only.
       refresh: { type: "boolean", default: true },
       "no-refresh": { type: "boolean", default: false },
+      // Fail the preview when access is gained or the access diff is not proved.
+      "no-new-access": { type: "boolean", default: false },
+      // Fail the preview when this tag loses its policy-management access.
+      "break-glass": { type: "string" },
     },
   });
   const operation = positionals[0] as Operation;
   if (!OPERATIONS.includes(operation)) {
-    console.error(`usage: runner <${OPERATIONS.join("|")}> [--stack NAME] [--out DIR] [--work-dir DIR] [--no-refresh]`);
+    console.error(`usage: runner <${OPERATIONS.join("|")}> [--stack NAME] [--out DIR] [--work-dir DIR] [--no-refresh] [--no-new-access] [--break-glass TAG]`);
     return 1;
   }
   const refresh = values.refresh === true && values["no-refresh"] !== true;
-  const summary = await run(operation, values.stack!, path.resolve(values["work-dir"]!), refresh);
+  const gate = { noNewAccess: values["no-new-access"] === true, ...(values["break-glass"] ? { breakGlassTag: values["break-glass"] } : {}) };
+  const summary = await run(operation, values.stack!, path.resolve(values["work-dir"]!), refresh, gate);
   mkdirSync(values.out!, { recursive: true });
   const markdown = renderMarkdown(summary) + (summary.accessDiff ? `\n${summary.accessDiff}` : "");
   writeFileSync(path.join(values.out!, `${operation}.md`), markdown);
   writeFileSync(path.join(values.out!, `${operation}.json`), JSON.stringify(summary, null, 2) + "\n");
   process.stdout.write(markdown);
   if (summary.errors.length > 0) return 1;
+  if (summary.accessFailure) {
+    console.error(summary.accessFailure);
+    return 1;
+  }
   if (operation === "drift" && summary.changes.length > 0) return DRIFT_EXIT_CODE;
   return 0;
 }

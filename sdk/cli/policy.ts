@@ -35,6 +35,8 @@ import { readBootstrap } from "./env";
 import { checkKeywordValues } from "../policy/keyword-values";
 import { diffPolicies, type AccessDiff, type DiffUser } from "../policy/smt/diff";
 import { formatAccessDiffText } from "../policy/smt/report";
+import { canQuery, lockoutCheck, policyFindings, type Principal } from "../policy/smt/properties";
+import { describeWitness } from "../policy/smt/report";
 
 /** Short names accepted by `--expect`. */
 const EXPECTATIONS: Readonly<Record<string, string>> = {
@@ -215,11 +217,30 @@ function usersFromFile(file: string): DiffUser[] {
   });
 }
 
-/** Runs `policy diff`; returns the exit code (1 with `--no-new-access` when anyone gains access). */
+/**
+ * The exit code of `--no-new-access`: 1 when a gain is proved (a replayed witness), else 2 when
+ * the diff is not proved (a clause outside the exact fragment, a bound not met, a witness that
+ * did not replay), else 0. Without the gate: 0.
+ */
+export function gateExitCode(diff: AccessDiff, gate: boolean, io: Output = stdio): number {
+  if (!gate) return 0;
+  const gains = diff.changes.filter((c) => c.direction === "gains" && c.confirmed);
+  if (gains.length > 0) {
+    io.err(`--no-new-access: ${gains.length} change${gains.length === 1 ? "" : "s"} give${gains.length === 1 ? "s" : ""} access (${[...new Set(gains.flatMap((c) => c.users))].slice(0, 5).join(", ")})\n`);
+    return 1;
+  }
+  if (!diff.proved) {
+    io.err(`--no-new-access: not proved: ${diff.notProved.map((n) => `${n.clause} (${n.reason})`).join("; ")}\n`);
+    return 2;
+  }
+  return 0;
+}
+
+/** Runs `policy diff`; returns the exit code (with `--no-new-access`: 1 on a proved gain, 2 when not proved, 0 when proved). */
 export async function runDiff(
   before: string,
   after: string,
-  options: { data?: string; users?: string; newAccess?: boolean; json?: boolean },
+  options: { data?: string; users?: string; newAccess?: boolean; json?: boolean; breakGlass?: string },
   io: Output = stdio,
 ): Promise<number> {
   let client: KeyformClient | undefined;
@@ -228,14 +249,81 @@ export async function runDiff(
   let users: DiffUser[] | undefined;
   if (options.users !== undefined) users = usersFromFile(options.users);
   else if (before === LIVE || after === LIVE || options.data !== undefined) {
-    users = (await live().listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName }));
+    const roots = await rootUserIds(live());
+    users = (await live().listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName, root: roots.has(u.userId) }));
   }
   const diff: AccessDiff = await diffPolicies(beforePolicies, afterPolicies, users ? { users } : {});
   io.out(options.json ? `${JSON.stringify(diff, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2)}\n` : formatAccessDiffText(diff));
-  const gains = diff.changes.filter((c) => c.direction === "gains");
-  if (options.newAccess === false && gains.length > 0) {
-    io.err(`--no-new-access: ${gains.length} change${gains.length === 1 ? "" : "s"} give${gains.length === 1 ? "s" : ""} access (${[...new Set(gains.flatMap((c) => c.users))].slice(0, 5).join(", ")}…)\n`);
+  const lockout = await lockoutCheck(beforePolicies, afterPolicies, options.breakGlass);
+  if (options.breakGlass !== undefined) {
+    io.out(`lockout: ${lockout.rootQuorum}; break-glass tag ${options.breakGlass}: ${lockout.lost.length > 0 ? `LOSES ${lockout.lost.join(", ")}` : lockout.proved ? "keeps its policy-management access (proved)" : "keeps it as far as found (not proved)"}\n`);
+  }
+  if (lockout.lost.length > 0) {
+    io.err(`lockout: the break-glass tag ${options.breakGlass} loses ${lockout.lost.join(", ")}\n`);
     return 1;
+  }
+  return gateExitCode(diff, options.newAccess === false, io);
+}
+
+/** The root quorum's users (the table never lists them: the root quorum bypasses policies). */
+async function rootUserIds(client: KeyformClient): Promise<Set<string>> {
+  try {
+    const org = await (client as unknown as { getOrganization(): Promise<{ organizationData?: { rootQuorum?: { userIds?: string[] } } }> }).getOrganization();
+    return new Set(org?.organizationData?.rootQuorum?.userIds ?? []);
+  } catch {
+    return new Set();
+  }
+}
+
+/** Users of `--users` or of the organization, for naming a principal. */
+async function usersFor(options: { users?: string; data?: string }): Promise<DiffUser[]> {
+  if (options.users !== undefined) return usersFromFile(options.users);
+  if (options.data !== undefined) return (await serverClient(options.data, "keyform policy can").listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName }));
+  return [];
+}
+
+/** Runs `policy can <user|tag:ID> <kind> [target]`; exit 0 when allowed (alone or with approvers), 1 when proved not, 2 when not proved. */
+export async function runCan(
+  who: string,
+  kind: string,
+  target: string | undefined,
+  options: { policies?: string; data?: string; users?: string; json?: boolean },
+  io: Output = stdio,
+): Promise<number> {
+  const policies = options.policies !== undefined ? declaredPolicies(readJson(options.policies), options.policies) : await policiesOf(LIVE, () => serverClient(options.data, "keyform policy can"));
+  let principal: Principal;
+  if (who.startsWith("tag:")) principal = { tag: who.slice(4) };
+  else {
+    const users = await usersFor(options);
+    const user = users.find((u) => u.id === who || u.alias === who || u.email === who);
+    if (!user && users.length > 0) throw new InvalidArgumentError(`<user>: no user with id, name or email ${JSON.stringify(who)} (a tag is written tag:<id>)`);
+    principal = { user: user ?? { id: who } };
+  }
+  const kindName = kind.replace(/^ACTIVITY_TYPE_/, "").replace(/_V\d+$/, "");
+  const result = await canQuery(policies, principal, kindName, target);
+  if (options.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
+  else {
+    for (const a of result.answers) {
+      const verdict = a.allowed ? "yes" : a.proved ? "no (proved)" : "no witness found, not proved";
+      io.out(`${a.how}: ${verdict}${a.witness && a.allowed ? `\n  witness: ${describeWitness({ witness: a.witness } as never)}` : ""}\n`);
+    }
+    for (const n of result.notProved) io.out(`not proved: ${n.clause}: ${n.reason}\n`);
+  }
+  if (result.answers.some((a) => a.allowed)) return 0;
+  return result.answers.every((a) => a.proved) ? 1 : 2;
+}
+
+/** Runs `policy prove <file>`: per policy, may it error, is it redundant, does a DENY block nothing. */
+export async function runProve(file: string, options: { json?: boolean }, io: Output = stdio): Promise<number> {
+  const policies = declaredPolicies(readJson(file), file);
+  const { findings, notProved } = await policyFindings(policies);
+  if (options.json) io.out(`${JSON.stringify({ findings, notProved }, null, 2)}\n`);
+  else {
+    for (const f of findings) {
+      const witness = f.witness ? `; e.g. ${describeWitness({ witness: f.witness } as never)}` : "";
+      io.out(`${JSON.stringify(f.policyName)}: ${f.property}${f.proved ? "" : " (not proved)"}${witness}\n`);
+    }
+    for (const n of notProved) io.out(`not proved: ${n.clause}: ${n.reason}\n`);
   }
   return 0;
 }
@@ -281,10 +369,34 @@ export function policyCommand(): Command {
     .argument("<after>", `policies after: a JSON file or '${LIVE}'`)
     .option("--data <dir>", `the organization of '${LIVE}' and its users: a running emulator's data directory; default: the KEYFORM_* settings`)
     .option("--users <file>", "users as JSON ({id, tags, email, alias} each); default: the organization's users when it is read, else users made up from the ids and tags the policies name")
-    .option("--no-new-access", "exit 1 when any user gains access")
+    .option("--no-new-access", "exit 0 only when no new access is proved; 1 when a user gains access, 2 when not proved")
+    .option("--break-glass <tag>", "a tag that must keep its policy-management access: exit 1 when the change takes it away")
     .option("--json", "print the changes as JSON")
     .action(async (before: string, after: string, options: Parameters<typeof runDiff>[2]) => {
       process.exitCode = await runDiff(before, after, options);
+    });
+
+  policy
+    .command("can")
+    .description("may a user (id, name or email) or any user of a tag (tag:<id>) run an activity kind, alone or with approvers? exit 0 yes, 1 proved no, 2 not proved")
+    .argument("<user|tag:ID>", "the principal")
+    .argument("<kind>", "activity kind or type, e.g. SIGN_TRANSACTION")
+    .argument("[target]", "a wallet or private key id")
+    .option("--policies <file>", "policies from a JSON file; default: the organization's")
+    .option("--data <dir>", "a running emulator's data directory (policies and users)")
+    .option("--users <file>", "users as JSON, to name the principal")
+    .option("--json", "print the answers as JSON")
+    .action(async (who: string, kind: string, target: string | undefined, options: Parameters<typeof runCan>[3]) => {
+      process.exitCode = await runCan(who, kind, target, options);
+    });
+
+  policy
+    .command("prove")
+    .description("per policy: may it error (with a witness), is an ALLOW redundant, does a DENY block nothing")
+    .argument("<file>", "policies as JSON (list, {policies}, or a pulumi stack export)")
+    .option("--json", "print the findings as JSON")
+    .action(async (file: string, options: { json?: boolean }) => {
+      process.exitCode = await runProve(file, options);
     });
   return policy;
 }

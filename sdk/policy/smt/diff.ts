@@ -1,31 +1,32 @@
 /**
  * @module policy/smt/diff
  * Which access decisions change between two policy sets, proved with Z3 over the policy
- * language (see `encode.ts` for the encoded fragment) rather than sampled: for each user (or
- * class of users no policy tells apart), activity type (or class of types) and referenced
- * wallet or private key, whether the submitter alone, or with some set of approvers, goes from
- * refused to allowed ("gains") or the reverse ("loses"). Each change comes with a concrete
- * witness activity, which is replayed through the evaluator (`simulate`) on both sides to
- * confirm it; a witness that relies on a clause outside the fragment may not replay and says so.
- * "No change" answers are proofs for the encoded fragment; opaque clauses are kept equal on
- * both sides, so an unchanged opaque clause never hides a change elsewhere.
+ * language (see `encode.ts` for the encoded fragment, `universe.ts` for the request space)
+ * rather than sampled: for each activity type (or class of types no policy tells apart) and
+ * signing target (a wallet or private key the policies name, or another one), whether some
+ * user, alone or with some approvers, goes from refused to allowed ("gains") or the reverse
+ * ("loses"). The principals are any users with any tags, named by id, email or alias, any number
+ * of approvers; the organization's users, when given, only label the table.
  *
- * Decision model (the service's documented rules): the root quorum is out of scope (it
- * bypasses policies); a root-quorum-only activity is refused; any applicable DENY refuses; else
- * any applicable ALLOW allows; a policy applies when its condition, consensus and time hold and
- * none of them errors (an error is no match). Own-credential changes allowed without a policy
- * are not modelled (the same on both sides unless a DENY on them changes).
+ * Each change comes with a concrete witness activity (every required parameter of its type, the
+ * approvers, `now`), replayed through the evaluator (`simulate`, a non-root submitter) on both
+ * sides; a witness that does not replay is a failure of the diff and the verdict is "not proved".
+ * The verdict is "proved" only when every clause was encoded exactly, the approver bound was
+ * met, the search ran to the end and every witness replayed.
+ *
+ * Decision model (the service's documented rules): the root quorum is out of scope (it bypasses
+ * policies); a root-quorum-only activity is refused; any applicable DENY refuses; else any
+ * applicable ALLOW allows; a policy applies when its condition, consensus and time hold and none
+ * of them errors (an error is no match). Own-credential changes allowed without a policy are not
+ * modelled (the same on both sides unless a DENY on them changes).
  */
-import { memberPath, walk, type Expr } from "../ast";
-import { activityKind, resourceAndAction, ROOT_QUORUM_ONLY_KINDS } from "../activity";
-import { activityCatalog } from "../catalog";
-import { compiledExpression } from "../compile";
-import { conditionMayMatch } from "../coverage";
 import type { PolicyRecord } from "../engine";
 import { simulate, type SimulatedActivity, type SimulatedUser } from "../simulate";
-import { Encoder, RequestSpace, type TypeSlot, type UserSlot, type Z3Bool, type Z3Context } from "./encode";
+import { Encoder, RequestSpace, RESERVED_CODE, type OpaqueClause, type TypeSlot, type Z3Bool, type Z3Context } from "./encode";
+import { classes, collectLiterals, genericSlotsNeeded, typeSignature, typeUniverse } from "./universe";
+import { camelCaseKey, requiredParameters } from "./witness";
 
-/** A user of the organization, as the diff sees principals. */
+/** A user of the organization, as the diff labels principals. */
 export interface DiffUser {
   readonly id: string;
   /** Tag ids. */
@@ -33,6 +34,8 @@ export interface DiffUser {
   readonly email?: string;
   /** The user name (the `alias` of the approvers keyword). */
   readonly alias?: string;
+  /** A member of the root quorum: never listed (the root quorum bypasses policies). */
+  readonly root?: boolean;
 }
 
 /** One changed decision. */
@@ -41,7 +44,7 @@ export interface AccessChange {
   readonly direction: "gains" | "loses";
   /** `alone`: the submitter without approvers; `with approvers`: with the approvers of the witness (a consensus change). */
   readonly how: "alone" | "with approvers";
-  /** Every user the change applies to (ids). */
+  /** Users of the organization (names) for whom the witness, submitted by them, replays; or the witness's submitter described. */
   readonly users: readonly string[];
   /** Every activity kind the change applies to. */
   readonly kinds: readonly string[];
@@ -57,10 +60,12 @@ export interface AccessChange {
 
 /** The result of {@link diffPolicies}. */
 export interface AccessDiff {
+  /** Every change found, and "no other change" holds for every request. */
+  readonly proved: boolean;
   readonly changes: readonly AccessChange[];
-  /** Clauses outside the proved fragment (encoded as opaque, equal on both sides). */
-  readonly notProved: readonly string[];
-  /** How the principals were obtained. */
+  /** Why the verdict is not proved: clauses outside the exact fragment, bounds not met, witnesses that did not replay. */
+  readonly notProved: readonly OpaqueClause[];
+  /** How the principals were modelled. */
   readonly principals: string;
   readonly userCount: number;
   readonly typeCount: number;
@@ -69,10 +74,18 @@ export interface AccessDiff {
 }
 
 export interface DiffOptions {
-  /** The organization's users; without them, principals are made up from the ids and tags the policies name. */
+  /** The organization's users: they label the table (names, not ids) and never narrow the proof. */
   readonly users?: readonly DiffUser[];
+  /** Names of tags, wallets and private keys by id, for the table. */
+  readonly names?: Readonly<Record<string, string>>;
   /** Stop after this many changes (default 500). */
   readonly maxChanges?: number;
+  /** Most generic approver slots to model (default 12); a larger bound makes the verdict "not proved". */
+  readonly maxGenericApprovers?: number;
+  /** More string literals the question names (a kind, a target id), so the type classes tell them apart. */
+  readonly literals?: readonly string[];
+  /** Evaluation time of witnesses that read no time (epoch ms; default now). */
+  readonly nowMs?: number;
 }
 
 let z3: Promise<Z3Context> | undefined;
@@ -84,102 +97,198 @@ export async function z3Context(): Promise<Z3Context> {
   return z3;
 }
 
-interface Literals {
-  /** `activity.type`, `.kind`, `.resource`, `.action` → literals compared with it. */
-  readonly facts: Map<string, Set<string>>;
-  /** Top-level params fields read. */
-  readonly params: Set<string>;
-  readonly keywords: Set<string>;
-  /** String literals of consensus expressions (ids, tags, emails, aliases). */
-  readonly consensus: Set<string>;
-  /** Tag literals (`tags.contains('…')`). */
-  readonly tags: Set<string>;
-  /** Largest int in a consensus expression (approval thresholds). */
-  maxCount: number;
-  readonly wallets: Set<string>;
-  readonly privateKeys: Set<string>;
+type Model = { eval(e: never, complete?: boolean): { toString(): string } };
+
+/** A user's display name: alias, else email, else id. */
+const nameOf = (u: DiffUser) => u.alias || u.email || u.id;
+
+/** The request space and both sides' decisions, shared by the diff and the other properties. */
+export interface Proof {
+  readonly z: Z3Context;
+  readonly space: RequestSpace;
+  readonly typeClasses: readonly (readonly TypeSlot[])[];
+  readonly typeCount: number;
+  readonly wallets: readonly string[];
+  readonly privateKeys: readonly string[];
+  readonly notProved: OpaqueClause[];
+  /** A decision formula (allowed, not root-only) of a policy set over the space. */
+  decision(policies: readonly PolicyRecord[]): Z3Bool;
+  /** Per-policy applies/error formulas of a policy set. */
+  policyFormulas(policies: readonly PolicyRecord[]): { policy: PolicyRecord; applies: Z3Bool; err: Z3Bool }[];
+  /** The constraints every request meets (call after all decisions are built). */
+  wellFormed(): Z3Bool;
+  /** A witness activity from a model. */
+  witness(model: Model): SimulatedActivity;
+  /** The type class index and signing target cell of a model, with a label. */
+  cell(model: Model): { formula: Z3Bool; t: number; targetLabel?: string };
 }
 
-function collectLiterals(policies: readonly PolicyRecord[]): Literals {
-  const found: Literals = { facts: new Map(), params: new Set(), keywords: new Set(), consensus: new Set(), tags: new Set(), maxCount: 1, wallets: new Set(), privateKeys: new Set() };
-  const strings = (e: Expr): string[] => (e.kind === "string" ? [e.value] : e.kind === "list" ? e.items.flatMap(strings) : []);
-  for (const policy of policies) {
-    for (const kind of ["condition", "consensus"] as const) {
-      const text = policy[kind];
-      const expr = text ? compiledExpression(kind, text).expr : undefined;
-      if (!expr) continue;
-      walk(expr, (node) => {
-        if (node.kind === "ident") found.keywords.add(node.name);
-        if (node.kind === "member" && memberPath(node.object) === "activity.params") found.params.add(node.name);
-        if (node.kind === "compare") {
-          const path = memberPath(node.left);
-          if (path && /^activity\.(type|kind|resource|action)$/.test(path)) {
-            const set = found.facts.get(path) ?? new Set<string>();
-            for (const s of strings(node.right)) set.add(s);
-            found.facts.set(path, set);
-          }
-          if (path === "wallet.id") strings(node.right).forEach((s) => found.wallets.add(s));
-          if (path === "private_key.id") strings(node.right).forEach((s) => found.privateKeys.add(s));
-        }
-        if (kind === "consensus") {
-          if (node.kind === "string") found.consensus.add(node.value);
-          if (node.kind === "int" && node.value < 100n) found.maxCount = Math.max(found.maxCount, Number(node.value));
-          if (node.kind === "method" && node.name === "contains" && node.args[0]?.kind === "string") found.tags.add(node.args[0].value);
-        }
-      });
+/** Builds the request space of `policySets` (all sets a question compares). */
+export async function buildProof(policySets: readonly (readonly PolicyRecord[])[], options: DiffOptions = {}): Promise<Proof> {
+  const z = await z3Context();
+  const all = policySets.flat();
+  const literals = collectLiterals(all);
+  for (const literal of options.literals ?? []) literals.strings.add(literal);
+  const allTypes = typeUniverse(literals);
+  const typeClasses = classes(allTypes, (slot) => typeSignature(slot, literals));
+  const notProved: OpaqueClause[] = [];
+  // Generic approvers: the largest bound any type class needs, capped.
+  const cap = options.maxGenericApprovers ?? 12;
+  let needed = 1;
+  for (const group of typeClasses) {
+    const bound = genericSlotsNeeded(all, group[0]!.type);
+    if (bound === undefined) {
+      notProved.push({ clause: "approvers", reason: "an approver count is compared with something other than a number: no bound on the approvers to consider" });
+      needed = cap;
+      break;
     }
+    needed = Math.max(needed, bound);
   }
-  return found;
-}
-
-/** Activity types: the catalog, plus types and kinds the policies name that it lacks. */
-function typeUniverse(literals: Literals): TypeSlot[] {
-  const slots = new Map<string, TypeSlot>();
-  for (const entry of activityCatalog().values()) {
-    slots.set(entry.type, { type: entry.type, kind: entry.kind, ...resourceAndAction(entry.kind), params: entry.params, keywords: entry.keywords, rootOnly: ROOT_QUORUM_ONLY_KINDS.has(entry.kind) });
+  if (needed > cap) {
+    notProved.push({ clause: "approvers", reason: `a change may need ${needed} kinds of approvers no policy names; ${cap} were considered` });
+    needed = cap;
   }
-  const add = (type: string) => {
-    if (slots.has(type)) return;
-    const kind = activityKind(type);
-    slots.set(type, { type, kind, ...resourceAndAction(kind), rootOnly: ROOT_QUORUM_ONLY_KINDS.has(kind) });
+  const space = new RequestSpace(z, typeClasses.map((group) => group[0]!), [...literals.userIds].sort(), needed);
+  const wallets = [...literals.wallets];
+  const privateKeys = [...literals.privateKeys];
+  const encoder = new Encoder(space);
+  const policyFormulas = (policies: readonly PolicyRecord[]) =>
+    policies.map((policy) => {
+      const parts = (["condition", "consensus", "time"] as const).map((kind) => encoder.expression(kind, policy[kind]));
+      const err = z.Or(...parts.map((p) => p.err));
+      return { policy, applies: z.And(...parts.map((p) => p.v), z.Not(err)), err };
+    });
+  const decision = (policies: readonly PolicyRecord[]) => {
+    const formulas = policyFormulas(policies);
+    const denied = z.Or(z.Bool.val(false), ...formulas.filter((a) => a.policy.effect === "EFFECT_DENY").map((a) => a.applies));
+    const allowed = z.Or(z.Bool.val(false), ...formulas.filter((a) => a.policy.effect === "EFFECT_ALLOW").map((a) => a.applies));
+    return z.And(z.Not(space.rootOnly()), z.Not(denied), allowed);
   };
-  for (const type of literals.facts.get("activity.type") ?? []) if (type.startsWith("ACTIVITY_TYPE_")) add(type);
-  const kinds = new Set([...slots.values()].map((s) => s.kind));
-  for (const kind of literals.facts.get("activity.kind") ?? []) if (!kinds.has(kind)) add(`ACTIVITY_TYPE_${kind}`);
-  return [...slots.values()];
+  const nowMs = options.nowMs ?? Date.now();
+  return {
+    z,
+    space,
+    typeClasses,
+    typeCount: allTypes.length,
+    wallets,
+    privateKeys,
+    notProved,
+    decision,
+    policyFormulas,
+    wellFormed: () => {
+      const formula = space.wellFormed();
+      for (const [path, sorts] of space.dynSorts) if (sorts.size > 1) notProved.push({ clause: path, reason: `read as ${[...sorts].join(" and ")}: one value of undocumented shape, modelled apart` });
+      for (const clause of space.opaque.values()) notProved.push(clause);
+      return formula;
+    },
+    witness: (model) => witnessOf(space, model, nowMs),
+    cell: (model) => cellOf(space, model, wallets, privateKeys),
+  };
 }
 
-/** Groups items by a signature: the first of each group stands for the rest. */
-function classes<T>(items: readonly T[], signature: (item: T) => string): T[][] {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = signature(item);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
+/** The type class and signing target of a model, as a formula that blocks it. */
+function cellOf(space: RequestSpace, model: Model, wallets: readonly string[], keys: readonly string[]): { formula: Z3Bool; t: number; targetLabel?: string } {
+  const z = space.z;
+  const num = (e: unknown) => BigInt(model.eval(e as never, true).toString().replace(/[()\s]/g, ""));
+  const t = Number(num(space.t));
+  const target = Number(num(space.target));
+  let formula: Z3Bool = z.And(space.t.eq(t), space.target.eq(target));
+  let targetLabel: string | undefined;
+  for (const [value, path, named, noun] of [
+    [1, "str:wallet.id", wallets, "wallet"],
+    [2, "str:private_key.id", keys, "private key"],
+  ] as const) {
+    if (target !== value) continue;
+    const variable = space.strVar(path);
+    const id = space.literalOf(num(variable));
+    const isNamed = id !== undefined && named.includes(id);
+    formula = z.And(formula, isNamed ? variable.eq(space.code(id)) : z.And(z.Bool.val(true), ...named.map((w) => variable.neq(space.code(w)))));
+    targetLabel = isNamed ? `${noun} ${id}` : `another ${noun}`;
   }
-  return [...groups.values()];
+  return { formula, t, targetLabel };
 }
 
-function typeSignature(slot: TypeSlot, literals: Literals): string {
-  const parts: unknown[] = [slot.rootOnly, slot.params === undefined, slot.keywords === undefined];
-  for (const [path, set] of literals.facts) {
-    const value = slot[path.split(".")[1] as "type"];
-    parts.push([...set].map((literal) => literal === value));
+/** Runs the change search over two policy sets. */
+export async function diffPolicies(before: readonly PolicyRecord[], after: readonly PolicyRecord[], options: DiffOptions = {}): Promise<AccessDiff> {
+  const proof = await buildProof([before, after], options);
+  const { z, space } = proof;
+  const allowedBefore = proof.decision(before);
+  const allowedAfter = proof.decision(after);
+  const wellFormed = proof.wellFormed();
+  const orgUsers = (options.users ?? []).filter((u) => !u.root);
+
+  const changes: AccessChange[] = [];
+  const maxChanges = options.maxChanges ?? 500;
+  let truncated = false;
+  let replayFailures = 0;
+  // One solver for every change (each check has a fixed cost): a model is a change, blocked by
+  // its type class, target, direction and whether the submitter acts alone; unsat ends the search.
+  const gains = z.And(z.Not(allowedBefore), allowedAfter);
+  const loses = z.And(allowedBefore, z.Not(allowedAfter));
+  const alone = space.alone();
+  const solver = new z.Solver();
+  solver.add(wellFormed, z.Or(gains, loses));
+  for (;;) {
+    if (changes.length >= maxChanges) {
+      truncated = true;
+      break;
+    }
+    const verdict = await solver.check();
+    if (verdict === "unknown") {
+      proof.notProved.push({ clause: "(search)", reason: "the solver gave up" });
+      break;
+    }
+    if (verdict !== "sat") break;
+    const model = solver.model() as unknown as Model;
+    const direction = model.eval(gains as never, true).toString() === "true" ? "gains" : "loses";
+    const how = model.eval(alone as never, true).toString() === "true" ? "alone" : "with approvers";
+    const cell = proof.cell(model);
+    const witness = proof.witness(model);
+    const replay = (activity: SimulatedActivity) => {
+      const [b, a] = [simulate(before, activity), simulate(after, activity)];
+      const [allowedB, allowedA] = [b.outcome === "OUTCOME_ALLOW", a.outcome === "OUTCOME_ALLOW"];
+      return { b, a, confirmed: direction === "gains" ? !allowedB && allowedA : allowedB && !allowedA };
+    };
+    const first = replay(witness);
+    if (!first.confirmed) replayFailures++;
+    // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
+    const users = orgUsers
+      .filter((u) => {
+        const approvers: SimulatedUser[] = [{ id: u.id, tags: u.tags ?? [], email: u.email ?? "", alias: u.alias ?? "" }, ...(how === "alone" ? [] : (witness.approvers ?? []).filter((o) => o.id !== u.id))];
+        return replay({ ...witness, approvers }).confirmed;
+      })
+      .map(nameOf);
+    solver.add(z.Not(z.And(cell.formula, direction === "gains" ? gains : loses, how === "alone" ? alone : z.Not(alone))));
+    changes.push({
+      direction,
+      how,
+      users: orgUsers.length > 0 ? users : [describeUser(witness.approvers![0]!, new Set(space.namedIds), options.names)],
+      kinds: [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))],
+      ...(cell.targetLabel ? { target: cell.targetLabel } : {}),
+      witness,
+      before: first.b.outcome,
+      after: first.a.outcome,
+      confirmed: first.confirmed,
+    });
   }
-  for (const field of literals.params) parts.push(slot.params?.[field] ?? null);
-  for (const keyword of literals.keywords) parts.push(slot.keywords?.has(keyword) ?? null);
-  return JSON.stringify(parts);
+  const notProved = [...proof.notProved];
+  if (replayFailures > 0) notProved.push({ clause: "(witnesses)", reason: `${replayFailures} witness${replayFailures === 1 ? "" : "es"} did not replay through the evaluator: a failure of the diff` });
+  return {
+    proved: notProved.length === 0 && !truncated,
+    changes,
+    notProved,
+    principals: `any user with any tags (${space.namedIds.length} named by id, ${space.genericSlots} other kinds of approvers per request, any number of each)${orgUsers.length > 0 ? `; ${orgUsers.length} users of the organization label the table` : ""}`,
+    userCount: orgUsers.length,
+    typeCount: proof.typeCount,
+    truncated,
+  };
 }
 
-/** Users made up from what the policies name, when the organization's users are not given. */
-function syntheticUsers(literals: Literals): DiffUser[] {
-  const users: DiffUser[] = [];
-  const copies = Math.min(Math.max(literals.maxCount, 2), 5);
-  for (const literal of literals.consensus) if (!literals.tags.has(literal)) users.push({ id: literal });
-  for (const tag of literals.tags) for (let i = 1; i <= copies; i++) users.push({ id: `(a user tagged ${tag} #${i})`, tags: [tag] });
-  for (let i = 1; i <= copies; i++) users.push({ id: `(another user #${i})` });
-  return users;
+/** "a user tagged tag-sec" for a made-up witness user. */
+function describeUser(user: SimulatedUser, named: ReadonlySet<string>, names: Readonly<Record<string, string>> = {}): string {
+  if (named.has(user.id)) return names[user.id] ?? user.id;
+  const tags = (user.tags ?? []).map((t) => names[t] ?? t);
+  return tags.length > 0 ? `any user tagged ${tags.join(", ")}` : "any user";
 }
 
 /** Sets `path` (`eth.tx.contract_call_args['wad']`) in a nested object. */
@@ -190,177 +299,152 @@ function setPath(root: Record<string, unknown>, segments: readonly string[], val
       node[segment] = value;
       return;
     }
-    if (typeof node[segment] !== "object" || node[segment] === null) node[segment] = {};
+    if (typeof node[segment] !== "object" || node[segment] === null || Array.isArray(node[segment])) node[segment] = {};
     node = node[segment] as Record<string, unknown>;
   });
 }
 
 const segmentsOf = (path: string) => path.split(/\.|\[/).map((s) => s.replace(/^'|'\]$/g, ""));
 
-/** Runs the change search over two policy sets. */
-export async function diffPolicies(before: readonly PolicyRecord[], after: readonly PolicyRecord[], options: DiffOptions = {}): Promise<AccessDiff> {
-  const z = await z3Context();
-  const literals = collectLiterals([...before, ...after]);
-  const allTypes = typeUniverse(literals);
-  const typeClasses = classes(allTypes, (slot) => typeSignature(slot, literals));
-  const givenUsers = options.users !== undefined && options.users.length > 0;
-  const users: UserSlot[] = (givenUsers ? options.users! : syntheticUsers(literals)).map((u) => ({ id: u.id, tags: u.tags ?? [], email: u.email ?? "", alias: u.alias ?? "" }));
-  const userSignature = (u: UserSlot) =>
-    JSON.stringify([literals.consensus.has(u.id) ? u.id : "", u.tags.filter((t) => literals.consensus.has(t)).sort(), literals.consensus.has(u.email) ? u.email : "", literals.consensus.has(u.alias) ? u.alias : ""]);
-  const userClasses = classes(users, userSignature);
-  const space = new RequestSpace(
-    z,
-    typeClasses.map((group) => group[0]!),
-    userClasses,
-  );
-  const decisionOf = (policies: readonly PolicyRecord[]) => {
-    const encoder = new Encoder(space);
-    const applies = policies.map((policy) => {
-      const parts = (["condition", "consensus", "time"] as const).map((kind) => encoder.expression(kind, policy[kind]));
-      return { effect: policy.effect, v: z.And(...parts.map((p) => p.v), z.Not(z.Or(...parts.map((p) => p.err)))) };
-    });
-    const denied = z.Or(z.Bool.val(false), ...applies.filter((a) => a.effect === "EFFECT_DENY").map((a) => a.v));
-    const allowed = z.Or(z.Bool.val(false), ...applies.filter((a) => a.effect === "EFFECT_ALLOW").map((a) => a.v));
-    return z.And(z.Not(space.rootOnly()), z.Not(denied), allowed);
+/** A concrete activity from a model: type, approvers, every required parameter, signing target, chain payload, now. */
+function witnessOf(space: RequestSpace, model: Model, defaultNow: number): SimulatedActivity {
+  const read = (e: unknown) => model.eval(e as never, true).toString().replace(/[()\s]/g, "");
+  const num = (e: unknown) => BigInt(read(e));
+  const slot = space.types[Number(num(space.t))]!;
+  const target = Number(num(space.target));
+  // Strings: a literal, or another value named after where it is read.
+  const others = new Map<string, string>();
+  const text = (code: bigint, hint: string, classKey?: string) => {
+    const literal = space.literalOf(code);
+    if (literal !== undefined && (classKey === undefined || space.strings.literalsOf(classKey).has(Number(code)))) return literal;
+    const key = code.toString();
+    if (!others.has(key)) others.set(key, `${hint}-${others.size + 1}`);
+    return others.get(key)!;
   };
-  const allowedBefore = decisionOf(before);
-  const allowedAfter = decisionOf(after);
-  const wallets = [...literals.wallets];
-  const keys = [...literals.privateKeys];
-  const walletId = space.intVar("str:wallet.id");
-  const keyId = space.intVar("str:private_key.id");
-
-  const changes: AccessChange[] = [];
-  const maxChanges = options.maxChanges ?? 500;
-  let truncated = false;
-  const covered = new Set<string>();
-  for (const direction of ["gains", "loses"] as const) {
-    const changed = direction === "gains" ? z.And(z.Not(allowedBefore), allowedAfter) : z.And(allowedBefore, z.Not(allowedAfter));
-    const blocks: Z3Bool[] = [];
-    for (const how of ["alone", "with approvers"] as const) {
-      const solver = new z.Solver();
-      solver.add(space.wellFormed(), changed, ...blocks);
-      if (how === "alone") solver.add(space.alone());
-      for (;;) {
-        if (changes.length >= maxChanges) {
-          truncated = true;
-          break;
-        }
-        if ((await solver.check()) !== "sat") break;
-        const model = solver.model();
-        const num = (e: Parameters<typeof model.eval>[0]) => BigInt(model.eval(e, true).toString());
-        const t = Number(num(space.t));
-        const s = Number(num(space.s));
-        const target = Number(num(space.target));
-        // The cell: type class and signing target (a referenced id or "another"); the submitter is added below.
-        let cell: Z3Bool = z.And(space.t.eq(t), space.target.eq(target));
-        let targetLabel: string | undefined;
-        if (target === 1) {
-          const id = space.literalOf(num(walletId));
-          const named = id !== undefined && wallets.includes(id);
-          cell = z.And(cell, named ? walletId.eq(space.code(id)) : z.And(z.Bool.val(true), ...wallets.map((w) => walletId.neq(space.code(w)))));
-          targetLabel = named ? `wallet ${id}` : "another wallet";
-        } else if (target === 2) {
-          const id = space.literalOf(num(keyId));
-          const named = id !== undefined && keys.includes(id);
-          cell = z.And(cell, named ? keyId.eq(space.code(id)) : z.And(z.Bool.val(true), ...keys.map((k) => keyId.neq(space.code(k)))));
-          targetLabel = named ? `private key ${id}` : "another private key";
-        }
-        const witness = witnessOf(space, model, t, s, target);
-        // Policies ruled out by the activity's type cannot apply to it: replay only the others.
-        const mayMatch = (p: PolicyRecord) => conditionMayMatch(p.condition ? compiledExpression("condition", p.condition).expr : undefined, witness.type);
-        const [beforeHere, afterHere] = [before.filter(mayMatch), after.filter(mayMatch)];
-        const replay = (activity: SimulatedActivity) => {
-          const [b, a] = [simulate(beforeHere, activity), simulate(afterHere, activity)];
-          const [allowedB, allowedA] = [b.outcome === "OUTCOME_ALLOW", a.outcome === "OUTCOME_ALLOW"];
-          return { b, a, confirmed: direction === "gains" ? !allowedB && allowedA : allowedB && !allowedA };
-        };
-        const first = replay(witness);
-        // The same activity submitted by each other class of users: a replayed change is proved by
-        // its concrete witness, so only the classes it does not cover go back to the solver.
-        const submitters = [s];
-        if (first.confirmed) {
-          const others = (witness.approvers ?? []).slice(1);
-          for (let k = 0; k < userClasses.length; k++) {
-            const key = `${direction}|${k}|${t}|${targetLabel ?? ""}`;
-            if (k === s || covered.has(key)) continue;
-            const user = userClasses[k]![0]!;
-            const approvers = [{ id: user.id, tags: user.tags, email: user.email, alias: user.alias }, ...others.filter((o) => o.id !== user.id)];
-            if (how === "alone" && approvers.length > 1) continue;
-            if (replay({ ...witness, approvers }).confirmed) submitters.push(k);
-          }
-        }
-        for (const k of submitters) covered.add(`${direction}|${k}|${t}|${targetLabel ?? ""}`);
-        const block = z.Not(z.And(cell, z.Or(...submitters.map((k) => space.s.eq(k)))));
-        solver.add(block);
-        blocks.push(block);
-        const typeClass = typeClasses[t]!;
-        changes.push({
-          direction,
-          how,
-          users: submitters.flatMap((k) => userClasses[k]!.map((u) => u.id)),
-          kinds: [...new Set(typeClass.map((slot) => slot.kind))],
-          ...(targetLabel ? { target: targetLabel } : {}),
-          witness,
-          before: first.b.outcome,
-          after: first.a.outcome,
-          confirmed: first.confirmed,
-        });
-      }
-    }
+  const tagsRead = new Map<number, string[]>();
+  for (const [key, variable] of space.variables()) {
+    const match = /^b:tag:(\d+)\u0000(.*)$/s.exec(key);
+    if (match && read(variable) === "true") tagsRead.set(Number(match[1]), [...(tagsRead.get(Number(match[1])) ?? []), match[2]!]);
   }
-  return {
-    changes,
-    notProved: [...space.opaque],
-    principals: givenUsers ? `${users.length} users of the organization` : `${users.length} users made up from the ids and tags the policies name`,
-    userCount: users.length,
-    typeCount: allTypes.length,
-    truncated,
+  const s = Number(num(space.s));
+  const userOf = (j: number, copy: number, count: number): SimulatedUser => {
+    const slotJ = space.slots[j]!;
+    const idCode = num(slotJ.id);
+    const id = slotJ.named ?? (idCode >= BigInt(RESERVED_CODE) || count > 1 ? `(user ${j + 1}.${copy + 1})` : text(idCode, "user", "user.id"));
+    const email = text(num(slotJ.email), "other", "user.email");
+    const alias = text(num(slotJ.alias), "other", "user.alias");
+    return { id, tags: tagsRead.get(j) ?? [], email, alias };
   };
-}
-
-/** A concrete activity from a model: type, approvers, params, signing target and chain payload. */
-function witnessOf(space: RequestSpace, model: { eval(e: never, complete?: boolean): { toString(): string } }, t: number, s: number, target: number): SimulatedActivity {
-  const read = (e: unknown) => model.eval(e as never, true).toString();
-  const slot = space.types[t]!;
-  const submitter = space.userClasses[s]![0]!;
-  // n approvals from a class: its first n users, the submitter counted in its own class.
-  const others = space.userClasses.flatMap((members, i) => {
-    const n = Number(read(space.approvals[i]));
-    return i === s ? members.slice(1, n) : members.slice(0, n);
+  const approvers: SimulatedUser[] = [];
+  space.slots.forEach((_, j) => {
+    const n = Math.min(Number(num(space.slots[j]!.n)), 1000);
+    for (let copy = 0; copy < n; copy++) approvers.push(userOf(j, copy, n));
   });
-  const approvers: SimulatedUser[] = [submitter, ...others].map((u) => ({
-    id: u.id,
-    tags: u.tags,
-    email: u.email,
-    alias: u.alias,
-  }));
+  const first = firstOfSlot(space, model, s);
+  const ordered = [approvers[first]!, ...approvers.filter((_, i) => i !== first)];
+
   const params: Record<string, unknown> = {};
   const keywords: Record<string, unknown> = {};
-  if (target === 1) keywords.wallet = { id: "", imported: false, exported: false, label: "" };
-  if (target === 1) keywords.wallet_account = { address: "" };
-  if (target === 2) keywords.private_key = { id: "", tags: [], imported: false, exported: false, label: "" };
+  const has = (name: string) => !slot.keywords || slot.keywords.has(name);
+  // A target id no policy reads is another one of its kind.
+  const targetText = (key: string, hint: string) => (space.variables().has(`i:${key}`) ? text(num(space.strVar(key)), hint, key) : text(BigInt(-1 - hint.length), hint));
+  if (target === 1 && has("wallet")) keywords.wallet = { id: targetText("str:wallet.id", "another-wallet"), imported: false, exported: false, label: "" };
+  if (target === 1 && has("wallet_account")) keywords.wallet_account = { address: targetText("str:wallet_account.address", "another-address") };
+  if (target === 2) keywords.private_key = { id: targetText("str:private_key.id", "another-private-key"), tags: [], imported: false, exported: false, label: "" };
   for (const [chain, present] of space.chainPresent) if (read(present) === "true") keywords[chain] = {};
+  let now = Math.floor(defaultNow / 1000) * 1000;
+  const sampled = requiredParameters(slot.type);
   for (const [key, variable] of space.variables()) {
-    const match = /^(i|b):(str:|count:)?(.*)$/.exec(key);
-    if (!match || match[3]!.startsWith("has:") || match[3]!.startsWith("err:") || match[3]!.startsWith("opaque")) continue;
+    const match = /^(i|b):(str:|count:)?(.*)$/s.exec(key);
+    if (!match) continue;
     const path = match[3]!;
+    if (/^(has|err|opaque|opaque-err|sorterr:[a-z]+|notlist|notlist-err|substr|mem|tag):/.test(path)) continue;
     const [root, ...rest] = segmentsOf(path);
     const value = read(variable);
     let converted: unknown;
     if (match[1] === "b") converted = value === "true";
-    else if (match[2] === "str:") converted = space.literalOf(BigInt(value)) ?? `other-${value.replace("-", "m")}`;
-    else if (match[2] === "count:") converted = Array.from({ length: Math.max(0, Math.min(Number(value), 50)) }, (_, i) => `item-${i}`);
+    else if (match[2] === "str:") {
+      const literal = space.literalOf(BigInt(value));
+      const isLiteral = literal !== undefined && space.strings.literalsOf(`str:${path}`).has(Number(value));
+      // Another value than the policies name: a well-formed sample of the field where there is one.
+      const sample = root === "activity" && rest[0] === "params" && rest.length === 2 ? sampled[camelCaseKey(rest[1]!)] : undefined;
+      const sampleIsOther = typeof sample === "string" && !space.strings.literalsOf(`str:${path}`).has(space.code(sample));
+      if (isLiteral) converted = literal;
+      else if (!others.has(value) && sampleIsOther) others.set(value, (converted = sample));
+      else converted = text(BigInt(value), root === "wallet" ? "another-wallet" : root === "private_key" ? "another-private-key" : "other", `str:${path}`);
+    }
+    else if (match[2] === "count:") converted = listOf(space, model, path, Number(value));
     else converted = value;
+    // A value of another shape than the policies read: the read errors.
+    const sort = sortOf(match);
+    if (match[2] !== "count:" && space.variables().has(`b:sorterr:${sort}:${path}`) && read(space.boolVar(`sorterr:${sort}:${path}`)) === "true") {
+      converted = sort === "int" ? "not-a-number" : sort === "string" ? { not: "a string" } : "not-a-bool";
+    }
+    if (space.variables().has(`b:err:${path}`) && read(space.boolVar(`err:${path}`)) === "true") continue;
     if (root === "activity" && rest[0] === "params") {
       const field = rest[1]!;
-      const present = slot.params?.[field] === true || (slot.params?.[field] === false || slot.params === undefined ? read(space.boolVar(`has:activity.params.${field}`)) === "true" : false);
+      const present = slot.params?.[field] === true || ((slot.params === undefined || slot.params[field] === false) && read(space.boolVar(`has:activity.params.${field}`)) === "true");
       if (present) setPath(params, rest.slice(1), converted);
     } else if (root !== undefined && root in keywords) {
       setPath(keywords, [root, ...rest], converted);
     }
   }
-  // A chain payload no policy read says nothing: leave it out.
+  // Lists read only through membership.
+  for (const [key] of space.variables()) {
+    const match = /^b:mem:(.*)\u0000/s.exec(key);
+    if (!match || space.variables().has(`i:count:${match[1]}`)) continue;
+    const path = match[1]!;
+    const [root, ...rest] = segmentsOf(path);
+    const value = listOf(space, model, path, 0);
+    if (root === "activity" && rest[0] === "params") {
+      const field = rest[1]!;
+      const present = slot.params?.[field] === true || ((slot.params === undefined || slot.params[field] === false) && read(space.boolVar(`has:activity.params.${field}`)) === "true");
+      if (present) setPath(params, rest.slice(1), value);
+    } else if (root !== undefined && root in keywords) setPath(keywords, [root, ...rest], value);
+  }
+  if (space.nowRead) now = Number(num(space.now));
   for (const chain of space.chainPresent.keys()) if (keywords[chain] && Object.keys(keywords[chain] as object).length === 0) delete keywords[chain];
-  return { type: slot.type, parameters: params, approvers, keywords };
+  // Every required parameter of the type, then what the policies read (camelCase, as a client sends it).
+  const parameters: Record<string, unknown> = { ...requiredParameters(slot.type) };
+  const targetId = (keywords.wallet_account as { address?: string } | undefined)?.address ?? (keywords.wallet as { id?: string } | undefined)?.id ?? (keywords.private_key as { id?: string } | undefined)?.id;
+  if (targetId !== undefined) {
+    if ("signWith" in parameters || slot.params?.sign_with !== undefined) parameters.signWith = targetId;
+    if ("walletId" in parameters && keywords.wallet) parameters.walletId = (keywords.wallet as { id: string }).id;
+    if ("privateKeyId" in parameters && keywords.private_key) parameters.privateKeyId = (keywords.private_key as { id: string }).id;
+  }
+  for (const [field, value] of Object.entries(params)) {
+    const camel = camelCaseKey(field);
+    // A key that would not come back to the same snake_case name stays as written.
+    const wire = camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) === field ? camel : field;
+    if (wire !== field) delete parameters[field];
+    parameters[wire] = value;
+  }
+  return { type: slot.type, parameters, approvers: ordered, keywords, now: new Date(now).toISOString() };
+}
+
+function sortOf(match: RegExpExecArray): string {
+  return match[1] === "b" ? "bool" : match[2] === "str:" ? "string" : "int";
+}
+
+/** The index, among the witness's approvers, of the first user of slot `s`. */
+function firstOfSlot(space: RequestSpace, model: Model, s: number): number {
+  let index = 0;
+  for (let j = 0; j < s; j++) index += Math.min(Number(model.eval(space.slots[j]!.n as never, true).toString().replace(/[()\s]/g, "")), 1000);
+  return index;
+}
+
+/** A request list from the model: its members, a wrong item when `contains` errors, fillers up to its count; no list at all when it is not one. */
+function listOf(space: RequestSpace, model: Model, path: string, count: number): unknown {
+  const read = (e: unknown) => model.eval(e as never, true).toString();
+  if (space.variables().has(`b:notlist:${path}`) && read(space.boolVar(`notlist:${path}`)) === "true") {
+    if (read(space.boolVar(`notlist-err:${path}`)) === "true") return { not: "a list" };
+    return space
+      .membersRead(path)
+      .filter((l) => space.variables().has(`b:substr:${path}\u0000${l}`) && read(space.boolVar(`substr:${path}\u0000${l}`)) === "true")
+      .join("|");
+  }
+  const members = space.membersRead(path).filter((l) => read(space.membership(path, l)) === "true");
+  const items: unknown[] = [...members];
+  for (let i = items.length; i < Math.min(count, 50); i++) items.push(`(item ${i + 1})`);
+  return items;
 }

@@ -5,21 +5,30 @@
  * on either side is the expression's error), and a policy applies only when nothing errors.
  *
  * The request: `t` picks the activity type (its type, kind, resource, action and which params
- * fields and keywords exist follow from it), `s` the submitter, one boolean per user says who
- * approved, `target` whether the request signs with a wallet (1), a private key (2) or neither
- * (0). Strings are interned as ints (only equality is ever asked of them), so a string variable
- * is an int and a value outside the literals stands for "some other string".
+ * fields and keywords exist follow from it); the approvers are a multiset of users given as
+ * slots, each slot one profile (id, email, alias, tag membership) and how many users of that
+ * profile approve (any number, so thresholds of any size can be met); `s` is the slot of the
+ * submitter. Named slots stand for the users the policies name by id (at most one user each);
+ * generic slots for everyone else, any user with any tags. `target` says whether the request
+ * signs with a wallet (1), a private key (2) or neither (0); `now` is the evaluation time.
  *
- * Encoded exactly: activity type/kind/resource/action, `==`, `!=`, `<`…, `in` on literal lists,
- * `&&`, `||`, `!`, `activity.params` fields and chain/target keyword fields read as strings or
- * ints (with their availability), approvers via any/all/filter/count over the users' ids, tags,
- * emails and aliases, `.count()` of a request list. Anything else (credentials, time windows,
- * lambdas over request lists, slices, `in` on request lists) becomes an opaque clause: a free
- * value and a free error keyed by its text, the same in both policy sets, and is reported.
+ * Strings are interned as ints (only equality is ever asked of them); a string variable takes
+ * the code of a literal it is compared with (directly or through other variables) or a code
+ * standing for "some other string", so a witness never reuses an unrelated literal.
+ *
+ * Encoded exactly: activity type/kind/resource/action on either side of `==`, `!=`, `in`;
+ * `&&`, `||`, `!`; int ordering (typed counts and amounts are ≥ 0); `in` on literal lists;
+ * `contains(x)` and `x in` on request lists (one membership unknown for both); `.count()` of
+ * a request list; `activity.params`, chain and target keyword fields with their availability;
+ * approvers via any/all/filter/count over each approver's own id, email, alias and tags;
+ * `time.now` against `Timestamp(…)`. Anything else (credentials, CronSpan, lambdas over request
+ * lists, slices, keywords outside the model) becomes an opaque clause: a free value and error,
+ * per approver inside approver lambdas, recorded with a reason so the verdict says "not proved".
  */
 import type { Arith, Bool, Context } from "z3-solver";
 import { printExpr, type Expr } from "../ast";
 import { compiledExpression } from "../compile";
+import { parseTimestamp } from "../time";
 import { KEYWORDS, type ExpressionKind, type Type } from "../types";
 
 export type Z3Context = Context<"main">;
@@ -32,64 +41,149 @@ export interface TypeSlot {
   readonly kind: string;
   readonly resource: string;
   readonly action: string;
-  /** Top-level params fields: true required, false optional; undefined when the type is not in the catalog. */
+  /** Top-level params fields: true required, false optional; undefined when unknown (another version: any field may exist). */
   readonly params?: Readonly<Record<string, boolean>>;
   /** Keywords that may exist beyond the universal ones; undefined when unknown (all may). */
   readonly keywords?: ReadonlySet<string>;
   readonly rootOnly: boolean;
 }
 
-/** One user who may submit or approve. */
-export interface UserSlot {
-  readonly id: string;
-  readonly tags: readonly string[];
-  readonly email: string;
-  readonly alias: string;
+/** One profile of approving users. */
+export interface ApproverSlot {
+  /** How many users of this profile approve (the submitter counted in its own slot). */
+  readonly n: Z3Int;
+  readonly id: Z3Int;
+  readonly email: Z3Int;
+  readonly alias: Z3Int;
+  /** The id literal of a named slot (one user at most). */
+  readonly named?: string;
+}
+
+/** A clause outside the exact fragment, and why. */
+export interface OpaqueClause {
+  readonly clause: string;
+  readonly reason: string;
 }
 
 /** A value during encoding. */
 type Term =
   | { readonly k: "bool"; readonly v: Z3Bool; readonly err: Z3Bool }
   | { readonly k: "int"; readonly v: Z3Int; readonly err: Z3Bool }
-  | { readonly k: "str"; readonly v: Z3Int; readonly err: Z3Bool }
+  | { readonly k: "str"; readonly v: Z3Int; readonly err: Z3Bool; readonly key?: string; readonly code?: number }
   | { readonly k: "fact"; readonly path: string }
-  | { readonly k: "path"; readonly path: string; readonly err: Z3Bool }
-  | { readonly k: "strings"; readonly values: readonly string[] }
-  | { readonly k: "user"; readonly index: number }
+  | { readonly k: "path"; readonly path: string; readonly err: Z3Bool; readonly type: Type | undefined }
+  | { readonly k: "user"; readonly slot: number }
+  | { readonly k: "tags"; readonly slot: number }
   | { readonly k: "approvers" }
   | { readonly k: "items"; readonly items: readonly Term[] };
 
 /** Fields of `activity` decided by the type alone. */
 const FACT_FIELDS = new Set(["type", "kind", "resource", "action"]);
-const TARGET_OF: Readonly<Record<string, number>> = { wallet: 1, wallet_account: 1, private_key: 2 };
-const CHAINS = ["eth", "solana", "tron", "bitcoin"];
+/** Keywords a signing target brings, and the target value that brings them. */
+export const TARGET_OF: Readonly<Record<string, number>> = { wallet: 1, wallet_account: 1, private_key: 2 };
+export const CHAINS = ["eth", "solana", "tron", "bitcoin"];
+/** Roots of condition paths the model knows; any other keyword is opaque. */
+const MODELLED_ROOTS = new Set(["activity", "time", ...Object.keys(TARGET_OF), ...CHAINS]);
+/** Codes at or above this stand for users' own fresh ids; request strings stay below. */
+export const RESERVED_CODE = 1_000_000_000;
+/** `time.now` stays within years 1970…9999 (epoch ms). */
+const MAX_NOW_MS = 253402300799000;
+
+/** The declared type of a keyword path (`eth.tx.value` → int), dyn past an undocumented field, undefined when unknown. */
+export function typeOfPath(path: string): Type | undefined {
+  const [root = "", ...rest] = path.split(/\.|\[/);
+  let type: Type | undefined = KEYWORDS.condition[root];
+  for (const segment of rest) {
+    if (!type) return undefined;
+    if (type.t === "dyn") return type;
+    if (type.t !== "object") return undefined;
+    type = type.fields[segment.replace(/^'|'\]$/g, "")] ?? (type.open ? { t: "dyn" } : undefined);
+  }
+  return type;
+}
+
+/** Union-find over string variables compared with one another, each class with the literals it meets. */
+class StringClasses {
+  private readonly parent = new Map<string, string>();
+  private readonly literals = new Map<string, Set<number>>();
+
+  find(key: string): string {
+    let root = key;
+    while (this.parent.has(root) && this.parent.get(root) !== root) root = this.parent.get(root)!;
+    this.parent.set(key, root);
+    return root;
+  }
+
+  union(a: string, b: string): void {
+    const [ra, rb] = [this.find(a), this.find(b)];
+    if (ra === rb) return;
+    this.parent.set(ra, rb);
+    const moved = this.literals.get(ra);
+    if (moved) for (const code of moved) this.addLiteral(rb, code);
+  }
+
+  addLiteral(key: string, code: number): void {
+    const root = this.find(key);
+    const set = this.literals.get(root) ?? new Set<number>();
+    set.add(code);
+    this.literals.set(root, set);
+  }
+
+  literalsOf(key: string): ReadonlySet<number> {
+    return this.literals.get(this.find(key)) ?? new Set();
+  }
+}
 
 /** The symbolic request and everything the policies of both sides share. */
 export class RequestSpace {
   readonly t: Z3Int;
-  /** The submitter's class of users. */
+  /** The submitter's slot. */
   readonly s: Z3Int;
   readonly target: Z3Int;
-  /** How many users of each class approve (the submitter included). */
-  readonly approvals: readonly Z3Int[];
+  readonly now: Z3Int;
+  readonly slots: readonly ApproverSlot[];
   readonly chainPresent: ReadonlyMap<string, Z3Bool>;
-  /** Texts of clauses encoded as opaque (outside the exact fragment). */
-  readonly opaque = new Set<string>();
+  /** Clauses encoded as opaque (outside the exact fragment), by text. */
+  readonly opaque = new Map<string, OpaqueClause>();
   /** Encoded expressions by kind and text: both policy sets share unchanged policies' formulas. */
   readonly encoded = new Map<string, { v: Z3Bool; err: Z3Bool }>();
+  readonly strings = new StringClasses();
   private readonly codes = new Map<string, number>();
   private readonly vars = new Map<string, Z3Int | Z3Bool>();
+  /** Keys of string variables of the request (not of users), kept below {@link RESERVED_CODE}. */
+  private readonly requestStrings = new Set<string>();
+  /** Int variables that cannot be negative (counts, typed amounts). */
+  private readonly unsigned = new Set<string>();
+  /** Per list path: the membership variables read. */
+  private readonly memberships = new Map<string, Set<string>>();
+  /** Dyn paths by the sorts they are read as; more than one sort is not exact. */
+  readonly dynSorts = new Map<string, Set<string>>();
+  /** Whether any clause reads `time.now`. */
+  nowRead = false;
 
   constructor(
     readonly z: Z3Context,
     readonly types: readonly TypeSlot[],
-    /** Users in classes no policy tells apart (same referenced id, tags, email, alias): each class is one count. */
-    readonly userClasses: readonly (readonly UserSlot[])[],
+    /** Ids the policies name: one slot each, at most one user. */
+    readonly namedIds: readonly string[],
+    /** Slots for users no policy names by id. */
+    readonly genericSlots: number,
   ) {
     this.t = z.Int.const("t");
     this.s = z.Int.const("s");
     this.target = z.Int.const("target");
-    this.approvals = userClasses.map((_, i) => z.Int.const(`approvals_${i}`));
+    this.now = z.Int.const("now");
+    const slots: ApproverSlot[] = [];
+    const slot = (j: number, named?: string): ApproverSlot => ({
+      n: z.Int.const(`n_${j}`),
+      id: named !== undefined ? z.Int.val(this.code(named)) : z.Int.const(`id_${j}`),
+      email: z.Int.const(`email_${j}`),
+      alias: z.Int.const(`alias_${j}`),
+      ...(named !== undefined ? { named } : {}),
+    });
+    namedIds.forEach((id, j) => slots.push(slot(j, id)));
+    for (let g = 0; g < genericSlots; g++) slots.push(slot(namedIds.length + g));
+    this.slots = slots;
     this.chainPresent = new Map(CHAINS.map((c) => [c, z.Bool.const(`chain_${c}`)]));
   }
 
@@ -109,16 +203,41 @@ export class RequestSpace {
     return undefined;
   }
 
-  intVar(key: string): Z3Int {
+  /** A solver name for a key: unique by its index (solver names end at a NUL, keys hold them as separators). */
+  private nameOf(key: string): string {
+    return `${this.vars.size}|${key.replace(/\u0000/g, "/")}`;
+  }
+
+  intVar(key: string, unsigned = false): Z3Int {
     let v = this.vars.get(`i:${key}`) as Z3Int | undefined;
-    if (!v) this.vars.set(`i:${key}`, (v = this.z.Int.const(`i:${key}`)));
+    if (!v) this.vars.set(`i:${key}`, (v = this.z.Int.const(this.nameOf(`i:${key}`))));
+    if (unsigned) this.unsigned.add(`i:${key}`);
     return v;
+  }
+
+  /** A string variable of the request (`str:wallet.id`). */
+  strVar(key: string): Z3Int {
+    this.requestStrings.add(`i:${key}`);
+    return this.intVar(key);
   }
 
   boolVar(key: string): Z3Bool {
     let v = this.vars.get(`b:${key}`) as Z3Bool | undefined;
-    if (!v) this.vars.set(`b:${key}`, (v = this.z.Bool.const(`b:${key}`)));
+    if (!v) this.vars.set(`b:${key}`, (v = this.z.Bool.const(this.nameOf(`b:${key}`))));
     return v;
+  }
+
+  /** Whether `path`'s list holds the string `literal` (the same unknown for `contains(x)` and `x in`). */
+  membership(path: string, literal: string): Z3Bool {
+    const set = this.memberships.get(path) ?? new Set<string>();
+    set.add(literal);
+    this.memberships.set(path, set);
+    return this.boolVar(`mem:${path}\u0000${literal}`);
+  }
+
+  /** Literals whose membership in `path`'s list was read. */
+  membersRead(path: string): readonly string[] {
+    return [...(this.memberships.get(path) ?? [])];
   }
 
   /** Every int and bool variable made so far, by key (`i:…`, `b:…`), for reading a model. */
@@ -126,40 +245,92 @@ export class RequestSpace {
     return this.vars;
   }
 
+  opaqueClause(clause: string, reason: string): void {
+    if (!this.opaque.has(clause)) this.opaque.set(clause, { clause, reason });
+  }
+
   /** The type indices for which `test` holds. */
-  private typesWhere(test: (slot: TypeSlot) => boolean): Z3Bool {
+  typesWhere(test: (slot: TypeSlot) => boolean): Z3Bool {
     const z = this.z;
     const hits = this.types.map((slot, i) => (test(slot) ? this.t.eq(i) : undefined)).filter((x): x is Z3Bool => x !== undefined);
     return hits.length === 0 ? z.Bool.val(false) : hits.length === 1 ? hits[0]! : z.Or(...hits);
   }
 
-  /** Constraints every request meets: indices in range, approvers include the submitter, keywords only where the type has them. */
+  /** Whether keyword `name` is part of the request. */
+  keywordPresent(name: string): Z3Bool {
+    const z = this.z;
+    const onType = this.typesWhere((slot) => !slot.keywords || slot.keywords.has(name));
+    const target = TARGET_OF[name];
+    if (target !== undefined) return z.And(this.target.eq(target), onType);
+    const chain = this.chainPresent.get(name);
+    if (chain) return chain;
+    return z.Bool.val(false);
+  }
+
+  /**
+   * Constraints every request meets: indices in range; the submitter approves; named users at
+   * most once; distinct users have distinct ids; keywords only where the type has them; string
+   * variables take a literal they meet or another value; counts and typed amounts ≥ 0.
+   * Call after encoding both sides (it constrains the variables made so far).
+   */
   wellFormed(): Z3Bool {
     const z = this.z;
-    const parts: Z3Bool[] = [
-      this.t.ge(0),
-      this.t.lt(this.types.length),
-      this.s.ge(0),
-      this.s.lt(this.userClasses.length),
-      ...this.approvals.flatMap((n, i) => [n.ge(0), n.le(this.userClasses[i]!.length), z.Implies(this.s.eq(i), n.ge(1))]),
-      this.target.ge(0),
-      this.target.le(2),
-      z.Implies(this.target.eq(1), this.typesWhere((slot) => !slot.keywords || slot.keywords.has("wallet"))),
-      z.Implies(this.target.eq(2), this.typesWhere((slot) => !slot.keywords || slot.keywords.has("private_key"))),
-      // A request that must name what it signs or exports always has a target.
-      z.Implies(this.typesWhere((slot) => ["sign_with", "wallet_id", "private_key_id"].some((f) => slot.params?.[f] === true)), this.target.neq(0)),
-    ];
+    const parts: Z3Bool[] = [this.t.ge(0), this.t.lt(this.types.length), this.s.ge(0), this.s.lt(this.slots.length)];
+    parts.push(this.now.ge(0), this.now.le(MAX_NOW_MS));
+    const namedCodes = this.namedIds.map((id) => this.code(id));
+    this.slots.forEach((slot, j) => {
+      parts.push(slot.n.ge(0), z.Implies(this.s.eq(j), slot.n.ge(1)));
+      if (slot.named !== undefined) {
+        parts.push(slot.n.le(1));
+        return;
+      }
+      // Users no policy names: another id than any named one; several of one profile each get a fresh id.
+      for (const code of namedCodes) parts.push(slot.id.neq(code));
+      parts.push(z.Implies(slot.n.ge(2), slot.id.eq(RESERVED_CODE + j)));
+      parts.push(z.Or(slot.n.ge(2), slot.id.lt(RESERVED_CODE)));
+      this.slots.forEach((other, l) => {
+        if (l > j && other.named === undefined) parts.push(z.Implies(z.And(slot.n.ge(1), other.n.ge(1)), slot.id.neq(other.id)));
+      });
+      parts.push(z.Or(slot.id.ge(RESERVED_CODE), this.inClass(slot.id, "user.id")));
+    });
+    for (const slot of this.slots) parts.push(this.inClass(slot.email, "user.email"), this.inClass(slot.alias, "user.alias"));
+    parts.push(this.target.ge(0), this.target.le(2));
+    parts.push(z.Implies(this.target.eq(1), this.typesWhere((slot) => !slot.keywords || slot.keywords.has("wallet") || slot.keywords.has("wallet_account"))));
+    parts.push(z.Implies(this.target.eq(2), this.typesWhere((slot) => !slot.keywords || slot.keywords.has("private_key"))));
+    // A request that must name what it signs or exports always has a target.
+    parts.push(z.Implies(this.typesWhere((slot) => ["sign_with", "wallet_id", "private_key_id"].some((f) => slot.params?.[f] === true)), this.target.neq(0)));
     for (const [chain, present] of this.chainPresent) {
       parts.push(z.Implies(present, this.typesWhere((slot) => !slot.keywords || slot.keywords.has(chain))));
       for (const other of CHAINS) if (other > chain) parts.push(z.Not(z.And(present, this.chainPresent.get(other)!)));
     }
+    for (const [key, variable] of this.vars) {
+      if (this.unsigned.has(key)) parts.push((variable as Z3Int).ge(0));
+      if (this.requestStrings.has(key)) {
+        parts.push((variable as Z3Int).lt(RESERVED_CODE));
+        parts.push(this.inClass(variable as Z3Int, key.slice(2)));
+      }
+    }
+    // A list holds at least the literals it is said to hold.
+    for (const [path, literals] of this.memberships) {
+      const count = this.vars.get(`i:count:${path}`) as Z3Int | undefined;
+      if (!count) continue;
+      const held = [...literals].map((l) => z.If(this.boolVar(`mem:${path}\u0000${l}`), z.Int.val(1), z.Int.val(0)) as Z3Int);
+      parts.push(count.ge(z.Sum(z.Int.val(0), ...held)));
+    }
     return z.And(...parts);
+  }
+
+  /** A string variable takes a literal of its class or a code that is no literal. */
+  private inClass(variable: Z3Int, key: string): Z3Bool {
+    const z = this.z;
+    const literals = [...this.strings.literalsOf(key)];
+    return z.Or(variable.ge(this.codes.size), ...literals.map((code) => variable.eq(code)));
   }
 
   /** Only the submitter approves. */
   alone(): Z3Bool {
     const z = this.z;
-    return z.And(...this.approvals.map((n, i) => n.eq(z.If(this.s.eq(i), z.Int.val(1), z.Int.val(0)) as Z3Int)));
+    return z.And(...this.slots.map((slot, j) => slot.n.eq(z.If(this.s.eq(j), z.Int.val(1), z.Int.val(0)) as Z3Int)));
   }
 
   /** Whether the request's activity is one only the root quorum may run. */
@@ -180,11 +351,9 @@ export class RequestSpace {
       if (rest.length > 2 || rest[1]!.includes("[")) error = z.Or(error, this.boolVar(`err:${path}`));
       return error;
     }
-    const target = TARGET_OF[root];
-    if (target !== undefined) return this.target.neq(target);
-    const chain = this.chainPresent.get(root);
-    if (chain) return z.Or(z.Not(chain), pathReachesDyn(path) ? this.boolVar(`err:${path}`) : z.Bool.val(false));
-    return this.boolVar(`err:${path}`);
+    if (root === "time") return z.Bool.val(false);
+    const missing = z.Not(this.keywordPresent(root));
+    return typeOfPath(path)?.t === "dyn" && path.includes(".") ? z.Or(missing, this.boolVar(`err:${path}`)) : missing;
   }
 
   /** The value of an activity fact (`activity.kind`) as an interned string. */
@@ -204,18 +373,6 @@ export class RequestSpace {
   }
 }
 
-/** Whether a keyword path runs past a typed field into undocumented (`dyn`) data. */
-function pathReachesDyn(path: string): boolean {
-  const [root = "", ...rest] = path.split(/\.|\[/);
-  let type: Type | undefined = KEYWORDS.condition[root];
-  for (const segment of rest) {
-    if (!type || type.t === "dyn") return true;
-    if (type.t !== "object") return true;
-    type = type.fields[segment.replace(/^'|'\]$/g, "")] ?? (type.open ? { t: "dyn" } : undefined);
-  }
-  return !type || type.t === "dyn";
-}
-
 /** The dotted path of a keyword read (`eth.tx.contract_call_args['wad']`), or undefined. */
 function pathOf(expr: Expr, bound: ReadonlyMap<string, Term>): string | undefined {
   if (expr.kind === "ident") return bound.has(expr.name) ? undefined : expr.name;
@@ -228,6 +385,11 @@ function pathOf(expr: Expr, bound: ReadonlyMap<string, Term>): string | undefine
     return base === undefined ? undefined : `${base}['${expr.index.value}']`;
   }
   return undefined;
+}
+
+/** Whether `path` holds data of undocumented shape (activity.params, contract call args…). */
+function isDyn(path: string): boolean {
+  return path.startsWith("activity.params") || typeOfPath(path)?.t === "dyn";
 }
 
 /** Encodes the expressions of one policy set over a {@link RequestSpace}. */
@@ -255,37 +417,57 @@ export class Encoder {
     const z = this.z;
     const compiled = compiledExpression(kind, text);
     if (!compiled.expr) return { v: z.Bool.val(false), err: z.Bool.val(true) };
-    if (kind === "time") return this.opaqueBool(`time: ${printExpr(compiled.expr)}`, z.Bool.val(false));
     const term = this.bool(compiled.expr, new Map());
     return { v: term.v, err: term.err };
   }
 
-  private opaqueBool(text: string, err: Z3Bool): { k: "bool"; v: Z3Bool; err: Z3Bool } {
-    this.space.opaque.add(text);
-    return { k: "bool", v: this.space.boolVar(`opaque:${text}`), err: this.z.Or(err, this.space.boolVar(`opaque-err:${text}`)) };
+  /** A clause outside the fragment: a free value and error, one per approver it ranges over. */
+  private opaqueBool(expr: Expr, reason: string, err: Z3Bool, env: ReadonlyMap<string, Term>): { k: "bool"; v: Z3Bool; err: Z3Bool } {
+    const text = printExpr(expr);
+    this.space.opaqueClause(text, reason);
+    const bound = [...env].filter(([, t]) => t.k === "user").map(([name, t]) => `${name}=${(t as { slot: number }).slot}`);
+    const key = bound.length > 0 ? `${text}@${bound.join(",")}` : text;
+    return { k: "bool", v: this.space.boolVar(`opaque:${key}`), err: this.z.Or(err, this.space.boolVar(`opaque-err:${key}`)) };
   }
 
   private errOf(term: Term): Z3Bool {
     return "err" in term ? term.err : this.z.Bool.val(false);
   }
 
+  /** Records that dyn `path` is read as `sort`, and returns the error of reading it so (value of another sort). */
+  private sortError(path: string, sort: string): Z3Bool {
+    if (!isDyn(path)) return this.z.Bool.val(false);
+    const sorts = this.space.dynSorts.get(path) ?? new Set<string>();
+    sorts.add(sort);
+    this.space.dynSorts.set(path, sorts);
+    return this.space.boolVar(`sorterr:${sort}:${path}`);
+  }
+
   private bool(expr: Expr, env: ReadonlyMap<string, Term>): { k: "bool"; v: Z3Bool; err: Z3Bool } {
     const term = this.term(expr, env);
     if (term.k === "bool") return term;
-    if (term.k === "path") return { k: "bool", v: this.space.boolVar(term.path), err: term.err };
-    return this.opaqueBool(printExpr(expr), this.errOf(term));
+    if (term.k === "path" && (term.type?.t === "bool" || term.type?.t === "dyn")) {
+      return { k: "bool", v: this.space.boolVar(term.path), err: this.z.Or(term.err, this.sortError(term.path, "bool")) };
+    }
+    return this.opaqueBool(expr, "not a bool the model reads", this.errOf(term), env);
   }
 
   private asInt(term: Term): { v: Z3Int; err: Z3Bool } | undefined {
     if (term.k === "int") return term;
-    if (term.k === "path") return { v: this.space.intVar(term.path), err: term.err };
+    if (term.k === "path" && (term.type?.t === "int" || term.type?.t === "dyn")) {
+      const typed = term.type.t === "int";
+      return { v: this.space.intVar(term.path, typed), err: this.z.Or(term.err, this.sortError(term.path, "int")) };
+    }
     return undefined;
   }
 
-  private asStr(term: Term): { v: Z3Int; err: Z3Bool } | undefined {
-    if (term.k === "str") return term;
-    if (term.k === "path") return { v: this.space.intVar(`str:${term.path}`), err: term.err };
-    if (term.k === "fact") return { v: this.space.factValue(term.path), err: this.z.Bool.val(false) };
+  private asStr(term: Term): { v: Z3Int; err: Z3Bool; key: string } | undefined {
+    if (term.k === "str") return { v: term.v, err: term.err, key: term.key ?? "" };
+    if (term.k === "path" && (term.type?.t === "string" || term.type?.t === "dyn")) {
+      const key = `str:${term.path}`;
+      return { v: this.space.strVar(key), err: this.z.Or(term.err, this.sortError(term.path, "string")), key };
+    }
+    if (term.k === "fact") return { v: this.space.factValue(term.path), err: this.z.Bool.val(false), key: "" };
     return undefined;
   }
 
@@ -294,15 +476,13 @@ export class Encoder {
     const f = z.Bool.val(false);
     switch (expr.kind) {
       case "string":
-        return { k: "str", v: z.Int.val(this.space.code(expr.value)), err: f };
+        return { k: "str", v: z.Int.val(this.space.code(expr.value)), err: f, code: this.space.code(expr.value) };
       case "int":
         return { k: "int", v: z.Int.val(expr.value), err: f };
       case "bool":
         return { k: "bool", v: z.Bool.val(expr.value), err: f };
-      case "list": {
-        const items = expr.items.map((item) => this.term(item, env));
-        return { k: "items", items };
-      }
+      case "list":
+        return { k: "items", items: expr.items.map((item) => this.term(item, env)) };
       case "not": {
         const inner = this.bool(expr.operand, env);
         return { k: "bool", v: z.Not(inner.v), err: inner.err };
@@ -314,84 +494,116 @@ export class Encoder {
       }
       case "compare":
         return this.compare(expr, env);
+      case "call":
+        if (expr.name === "Timestamp" && expr.args[0]?.kind === "string") return { k: "int", v: z.Int.val(parseTimestamp(expr.args[0].value)), err: f };
+        return this.opaqueBool(expr, "CronSpan windows are not modelled", f, env);
       case "ident": {
         const bound = env.get(expr.name);
         if (bound) return bound;
         if (expr.name === "approvers") return { k: "approvers" };
-        return { k: "path", path: expr.name, err: this.space.availabilityError(expr.name) };
+        return this.keywordPath(expr, expr.name, env);
       }
       case "member":
       case "index": {
         const object = this.term(expr.object, env);
-        if (object.k === "user" && expr.kind === "member") return this.userField(object.index, expr.name);
+        if (object.k === "user" && expr.kind === "member") return this.userField(object.slot, expr.name);
         const path = pathOf(expr, env);
-        if (path !== undefined) {
-          if (path.startsWith("activity.") && FACT_FIELDS.has(path.slice("activity.".length))) return { k: "fact", path };
-          return { k: "path", path, err: this.space.availabilityError(path) };
-        }
-        return this.opaqueBool(printExpr(expr), this.errOf(object));
+        if (path !== undefined) return this.keywordPath(expr, path, env);
+        return this.opaqueBool(expr, "reads a value the model does not follow", this.errOf(object), env);
       }
       case "method":
         return this.method(expr, env);
       default:
-        return this.opaqueBool(printExpr(expr), f);
+        return this.opaqueBool(expr, `${expr.kind} is not modelled`, f, env);
     }
   }
 
-  private userField(index: number, field: string): Term {
-    const user = this.space.userClasses[index]![0]!;
+  private keywordPath(expr: Expr, path: string, env: ReadonlyMap<string, Term>): Term {
+    const root = path.split(/\.|\[/)[0]!;
+    if (root === "activity" && FACT_FIELDS.has(path.slice("activity.".length))) return { k: "fact", path };
+    if (path === "time.now") {
+      this.space.nowRead = true;
+      return { k: "int", v: this.space.now, err: this.z.Bool.val(false) };
+    }
+    if (!MODELLED_ROOTS.has(root) || (root === "time" && path !== "time")) return this.opaqueBool(expr, `the keyword '${root}' is not modelled`, this.z.Bool.val(false), env);
+    return { k: "path", path, err: this.space.availabilityError(path), type: path.startsWith("activity.params") ? { t: "dyn" } : typeOfPath(path) };
+  }
+
+  private userField(slot: number, field: string): Term {
+    if (field === "tags") return { k: "tags", slot };
+    const s = this.space.slots[slot]!;
+    const value = field === "id" ? s.id : field === "email" ? s.email : s.alias;
+    return { k: "str", v: value, err: this.z.Bool.val(false), key: `user.${field}` };
+  }
+
+  /** Whether user `slot` has tag `literal`. */
+  private tagged(slot: number, literal: string): Z3Bool {
+    return this.space.boolVar(`tag:${slot}\u0000${literal}`);
+  }
+
+  /** `needle in list` / `list.contains(needle)`, or undefined when outside the fragment. */
+  private member(list: Term, needle: Expr, env: ReadonlyMap<string, Term>, via: "in" | "contains"): { k: "bool"; v: Z3Bool; err: Z3Bool } | undefined {
     const z = this.z;
-    if (field === "tags") return { k: "strings", values: user.tags };
-    const value = field === "id" ? user.id : field === "email" ? user.email : user.alias;
-    return { k: "str", v: z.Int.val(this.space.code(value)), err: z.Bool.val(false) };
+    if (needle.kind !== "string") return undefined;
+    if (list.k === "tags") return { k: "bool", v: this.tagged(list.slot, needle.value), err: z.Bool.val(false) };
+    if (list.k !== "path" || (list.type?.t !== "list" && list.type?.t !== "dyn")) return undefined;
+    const held = this.space.membership(list.path, needle.value);
+    if (list.type.t === "list") return { k: "bool", v: held, err: list.err };
+    // Dyn data may be no list: `in` then errors; `contains` on a string is a substring test.
+    const notList = this.space.boolVar(`notlist:${list.path}`);
+    const other = this.space.boolVar(`notlist-err:${list.path}`);
+    if (via === "in") return { k: "bool", v: held, err: z.Or(list.err, notList) };
+    const substring = this.space.boolVar(`substr:${list.path}\u0000${needle.value}`);
+    return { k: "bool", v: z.If(notList, substring, held), err: z.Or(list.err, z.And(notList, other)) };
   }
 
   private compare(expr: Extract<Expr, { kind: "compare" }>, env: ReadonlyMap<string, Term>): Term {
     const z = this.z;
     const left = this.term(expr.left, env);
     const right = this.term(expr.right, env);
-    const literals = (term: Term): string[] | undefined => {
-      if (term.k === "items" && term.items.every((i) => i.k === "str")) {
-        return expr.right.kind === "list" ? expr.right.items.map((i) => (i.kind === "string" ? i.value : "")) : undefined;
-      }
-      return undefined;
-    };
-    // activity facts against literals: a set of types.
-    if (left.k === "fact" && (expr.op === "==" || expr.op === "!=") && expr.right.kind === "string") {
-      const hit = this.space.factIn(left.path, [expr.right.value]);
-      return { k: "bool", v: expr.op === "==" ? hit : z.Not(hit), err: z.Bool.val(false) };
-    }
-    if (left.k === "fact" && expr.op === "in") {
-      const list = literals(right);
-      if (list) return { k: "bool", v: this.space.factIn(left.path, list), err: z.Bool.val(false) };
-    }
+    const either = () => z.Or(this.errOf(left), this.errOf(right));
     if (expr.op === "in") {
-      if (right.k !== "items") return this.opaqueBool(printExpr(expr), z.Or(this.errOf(left), this.errOf(right)));
+      const member = this.member(right, expr.left, env, "in");
+      if (member) return member;
+      if (right.k !== "items") return this.opaqueBool(expr, "`in` on a list the model does not follow", either(), env);
       const parts = right.items.map((item) => this.equality(left, item));
-      if (parts.some((p) => p === undefined)) return this.opaqueBool(printExpr(expr), this.errOf(left));
+      if (parts.some((p) => p === undefined)) return this.opaqueBool(expr, "compares values the model does not follow", either(), env);
       const ok = parts as { v: Z3Bool; err: Z3Bool }[];
-      return { k: "bool", v: ok.length === 0 ? z.Bool.val(false) : z.Or(...ok.map((p) => p.v)), err: z.Or(z.Bool.val(false), ...ok.map((p) => p.err)) };
+      return { k: "bool", v: z.Or(z.Bool.val(false), ...ok.map((p) => p.v)), err: z.Or(this.errOf(left), ...ok.map((p) => p.err)) };
     }
     if (expr.op === "==" || expr.op === "!=") {
       const eq = this.equality(left, right);
-      if (!eq) return this.opaqueBool(printExpr(expr), z.Or(this.errOf(left), this.errOf(right)));
+      if (!eq) return this.opaqueBool(expr, "compares values the model does not follow", either(), env);
       return { k: "bool", v: expr.op === "==" ? eq.v : z.Not(eq.v), err: eq.err };
     }
     const [a, b] = [this.asInt(left), this.asInt(right)];
-    if (!a || !b) return this.opaqueBool(printExpr(expr), z.Or(this.errOf(left), this.errOf(right)));
+    if (!a || !b || (left.k === "path" && right.k === "path")) return this.opaqueBool(expr, "orders values the model does not follow", either(), env);
     const v = expr.op === "<" ? a.v.lt(b.v) : expr.op === "<=" ? a.v.le(b.v) : expr.op === ">" ? a.v.gt(b.v) : a.v.ge(b.v);
     return { k: "bool", v, err: z.Or(a.err, b.err) };
   }
 
   private equality(left: Term, right: Term): { v: Z3Bool; err: Z3Bool } | undefined {
     const z = this.z;
-    if (left.k === "bool" || right.k === "bool") {
-      const [a, b] = [left.k === "bool" ? left : left.k === "path" ? { v: this.space.boolVar(left.path), err: left.err } : undefined, right.k === "bool" ? right : right.k === "path" ? { v: this.space.boolVar(right.path), err: right.err } : undefined];
+    // Facts against facts, and request values against request values of undocumented shape, are left out.
+    if (left.k === "fact" && right.k === "fact") return undefined;
+    if (left.k === "path" && right.k === "path" && (isDyn(left.path) || isDyn(right.path))) return undefined;
+    if (left.k === "bool" || right.k === "bool" || (left.k === "path" && left.type?.t === "bool") || (right.k === "path" && right.type?.t === "bool")) {
+      const asBool = (t: Term) => (t.k === "bool" ? t : t.k === "path" && (t.type?.t === "bool" || t.type?.t === "dyn") ? { v: this.space.boolVar(t.path), err: z.Or(t.err, this.sortError(t.path, "bool")) } : undefined);
+      const [a, b] = [asBool(left), asBool(right)];
       return a && b ? { v: a.v.eq(b.v), err: z.Or(a.err, b.err) } : undefined;
     }
-    const numeric = left.k === "int" || right.k === "int";
-    const [a, b] = numeric ? [this.asInt(left), this.asInt(right)] : [this.asStr(left), this.asStr(right)];
-    return a && b ? { v: a.v.eq(b.v), err: z.Or(a.err, b.err) } : undefined;
+    const numeric = left.k === "int" || right.k === "int" || (left.k === "path" && left.type?.t === "int") || (right.k === "path" && right.type?.t === "int");
+    if (numeric) {
+      const [a, b] = [this.asInt(left), this.asInt(right)];
+      return a && b ? { v: a.v.eq(b.v), err: z.Or(a.err, b.err) } : undefined;
+    }
+    const [a, b] = [this.asStr(left), this.asStr(right)];
+    if (!a || !b) return undefined;
+    // Literals join the class of the variable they meet; two variables join one class.
+    if (left.k === "str" && left.code !== undefined && b.key) this.space.strings.addLiteral(b.key, left.code);
+    if (right.k === "str" && right.code !== undefined && a.key) this.space.strings.addLiteral(a.key, right.code);
+    if (a.key && b.key) this.space.strings.union(a.key, b.key);
+    return { v: a.v.eq(b.v), err: z.Or(a.err, b.err) };
   }
 
   private method(expr: Extract<Expr, { kind: "method" }>, env: ReadonlyMap<string, Term>): Term {
@@ -400,27 +612,26 @@ export class Encoder {
       const filtered = this.filteredApprovers(expr.object, env);
       if (filtered) return filtered;
     }
+    const root = pathOf(expr.object, env)?.split(/\.|\[/)[0];
+    if (root !== undefined && root !== "approvers" && !MODELLED_ROOTS.has(root)) return this.opaqueBool(expr, `the keyword '${root}' is not modelled`, z.Bool.val(false), env);
     const object = this.term(expr.object, env);
-    const f = z.Bool.val(false);
-    if (object.k === "strings") {
-      if (expr.name === "count") return { k: "int", v: z.Int.val(object.values.length), err: f };
-      if (expr.name === "contains" && expr.args[0]?.kind === "string") {
-        return { k: "bool", v: z.Bool.val(object.values.includes(expr.args[0].value)), err: f };
-      }
-    }
     if (object.k === "approvers") return this.approvers(expr, env);
-    if (object.k === "path" && expr.name === "count") {
-      return { k: "int", v: this.space.intVar(`count:${object.path}`), err: object.err };
+    if (expr.name === "contains" && expr.args.length === 1) {
+      const member = this.member(object, expr.args[0]!, env, "contains");
+      if (member) return member;
     }
-    return this.opaqueBool(printExpr(expr), this.errOf(object));
+    if (expr.name === "count" && object.k === "path" && (object.type?.t === "list" || object.type?.t === "dyn")) {
+      const dynErr = object.type.t === "dyn" ? this.space.boolVar(`notlist:${object.path}`) : z.Bool.val(false);
+      return { k: "int", v: this.space.intVar(`count:${object.path}`, true), err: z.Or(object.err, dynErr) };
+    }
+    return this.opaqueBool(expr, `'${expr.name}' on this value is not modelled`, this.errOf(object), env);
   }
 
-  /** Per class of users: (some approve, how many approve, predicate value, predicate error). */
+  /** Per approver slot: (some approve, how many, predicate value, predicate error). */
   private perApprover(variable: string, predicate: Expr, env: ReadonlyMap<string, Term>): { a: Z3Bool; n: Z3Int; v: Z3Bool; err: Z3Bool }[] {
-    return this.space.userClasses.map((_, i) => {
-      const p = this.bool(predicate, new Map(env).set(variable, { k: "user", index: i }));
-      const n = this.space.approvals[i]!;
-      return { a: n.ge(1), n, v: p.v, err: p.err };
+    return this.space.slots.map((slot, j) => {
+      const p = this.bool(predicate, new Map(env).set(variable, { k: "user", slot: j }));
+      return { a: slot.n.ge(1), n: slot.n, v: p.v, err: p.err };
     });
   }
 
@@ -429,16 +640,13 @@ export class Encoder {
     const z = this.z;
     const rows = this.perApprover(filter.args[0].name, filter.args[1]!, env);
     const count = rows.map((r) => z.If(r.v, r.n, z.Int.val(0)) as Z3Int);
-    return { k: "int", v: count.length === 0 ? z.Int.val(0) : z.Sum(count[0]!, ...count.slice(1)), err: z.Or(z.Bool.val(false), ...rows.map((r) => z.And(r.a, r.err))) };
+    return { k: "int", v: z.Sum(z.Int.val(0), ...count), err: z.Or(z.Bool.val(false), ...rows.map((r) => z.And(r.a, r.err))) };
   }
 
   private approvers(expr: Extract<Expr, { kind: "method" }>, env: ReadonlyMap<string, Term>): Term {
     const z = this.z;
     const f = z.Bool.val(false);
-    if (expr.name === "count") {
-      const count = this.space.approvals;
-      return { k: "int", v: count.length === 0 ? z.Int.val(0) : z.Sum(count[0]!, ...count.slice(1)), err: f };
-    }
+    if (expr.name === "count") return { k: "int", v: z.Sum(z.Int.val(0), ...this.space.slots.map((s) => s.n)), err: f };
     if ((expr.name === "any" || expr.name === "all") && expr.args[0]?.kind === "ident") {
       const rows = this.perApprover(expr.args[0].name, expr.args[1]!, env);
       // Every approver's predicate runs (no short-circuit): one error is the clause's error.
@@ -446,6 +654,6 @@ export class Encoder {
       const v = expr.name === "any" ? z.Or(f, ...rows.map((r) => z.And(r.a, r.v))) : z.And(z.Bool.val(true), ...rows.map((r) => z.Implies(r.a, r.v)));
       return { k: "bool", v, err };
     }
-    return this.opaqueBool(printExpr(expr), f);
+    return this.opaqueBool(expr, `approvers.${expr.name} is not modelled`, f, env);
   }
 }

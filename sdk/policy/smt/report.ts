@@ -13,12 +13,13 @@ function short(items: readonly string[], limit = 4): string {
 /** The witness in one line: type, approvers beyond the submitter, params and keywords. */
 export function describeWitness(change: AccessChange): string {
   const w = change.witness;
-  const others = (w.approvers ?? []).slice(1).map((a) => a.id);
+  const others = (w.approvers ?? []).slice(1).map((a) => a.alias || a.email || (a.tags?.length ? `${a.id} (tagged ${a.tags.join(", ")})` : a.id));
   const parts = [w.type.replace(/^ACTIVITY_TYPE_/, "")];
   if (others.length > 0) parts.push(`approved by ${short(others, 3)}`);
   if (w.parameters && Object.keys(w.parameters as object).length > 0) parts.push(`params ${JSON.stringify(w.parameters)}`);
   const facts = leaves(w.keywords ?? {}, "");
   if (facts.length > 0) parts.push(facts.join(", "));
+  if (w.now !== undefined) parts.push(`now ${String(w.now)}`);
   return parts.join("; ");
 }
 
@@ -39,27 +40,34 @@ function rows(diff: AccessDiff): string[][] {
     c.how === "alone" ? "alone" : "with approvers",
     c.target ?? "",
     `${c.before} → ${c.after}`,
-    `${describeWitness(c)}${c.confirmed ? "" : " (not replayed: relies on a clause outside the proved fragment)"}`,
+    `${describeWitness(c)}${c.confirmed ? "" : " (DID NOT REPLAY through the evaluator: a failure of the diff)"}`,
   ]);
 }
 
 const HEADER = ["change", "who", "activity", "how", "target", "decision (before → after)", "witness"];
 
 function footer(diff: AccessDiff): string[] {
-  const lines = [`principals: ${diff.principals}; ${diff.typeCount} activity types`];
+  const lines = [`principals: ${diff.principals}; ${diff.typeCount} activity types (every version of every kind, and kinds not known yet)`];
   if (diff.truncated) lines.push("the search stopped at the change limit: more changes may exist");
-  if (diff.notProved.length > 0) lines.push(`not proved (encoded as unknown, equal on both sides): ${diff.notProved.join(" | ")}`);
+  for (const n of diff.notProved) lines.push(`not proved: ${n.clause}: ${n.reason}`);
   return lines;
+}
+
+const SCOPE = "every user with any tags and approvers, every version of every activity type, and any request values";
+
+/** The verdict line: "proved" only when the diff is. */
+export function verdictLine(diff: AccessDiff): string {
+  const gains = diff.changes.filter((c) => c.direction === "gains").length;
+  if (diff.changes.length === 0) {
+    return diff.proved ? `no access changes: proved for ${SCOPE}` : `NOT PROVED: no access change found, but ${diff.notProved.length} clause${diff.notProved.length === 1 ? "" : "s"} or check${diff.notProved.length === 1 ? "" : "s"} could not be proved (below)`;
+  }
+  const head = `${diff.changes.length} access change${diff.changes.length === 1 ? "" : "s"} (${gains} gaining access)`;
+  return diff.proved ? `${head}; no other change: proved for ${SCOPE}` : `${head}; NOT PROVED that there are no others (below)`;
 }
 
 /** The diff as plain text, one change per line. */
 export function formatAccessDiffText(diff: AccessDiff): string {
-  const gains = diff.changes.filter((c) => c.direction === "gains").length;
-  const lines = [
-    diff.changes.length === 0
-      ? "no access changes: proved for every user, activity type and referenced wallet or private key"
-      : `${diff.changes.length} access change${diff.changes.length === 1 ? "" : "s"} (${gains} gaining access):`,
-  ];
+  const lines = [verdictLine(diff)];
   for (const row of rows(diff)) {
     const [change, who, activity, how, target, decision, witness] = row;
     lines.push(`  ${change!.toUpperCase()} ${who} · ${activity} · ${how}${target ? ` · ${target}` : ""} · ${decision}\n      witness: ${witness}`);
@@ -72,9 +80,8 @@ const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 /** The diff as a Markdown section for a pull request comment. */
 export function formatAccessDiffMarkdown(diff: AccessDiff): string {
   const lines = ["### Access changes", ""];
-  if (diff.changes.length === 0) {
-    lines.push("No user gains or loses access (proved for every user, activity type and referenced wallet or private key).");
-  } else {
+  lines.push(`**${verdictLine(diff)}**`, "");
+  if (diff.changes.length > 0) {
     lines.push(`| ${HEADER.join(" | ")} |`, `|${HEADER.map(() => "---").join("|")}|`);
     for (const row of rows(diff)) lines.push(`| ${row.map((r, i) => (i === 0 ? `**${r}**` : cell(r))).join(" | ")} |`);
   }

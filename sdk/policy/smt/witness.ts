@@ -1,0 +1,96 @@
+/**
+ * @module policy/smt/witness
+ * Parameters a client could submit for an activity type: every required field of the type's
+ * parameter schema (the wire definitions), or of the service's documented parameters for the
+ * activities keyform does not send itself, filled with well-formed sample values. A diff's
+ * witness starts from these and overrides what the solver chose.
+ */
+import type { z } from "zod";
+import type { ActivityDef } from "../../wire/define";
+import { operations } from "../../wire/registry";
+import { activityTypeInfo } from "../catalog";
+
+type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; values?: unknown[]; entries?: Record<string, unknown>; options?: z.ZodType[]; shape?: Record<string, z.ZodType>; in?: z.ZodType };
+
+const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
+
+/** A well-formed value of `schema` with its required fields only. */
+function sample(schema: z.ZodType, name: string, depth = 0): unknown {
+  const def = defOf(schema);
+  switch (def.type) {
+    case "object": {
+      const shape = (schema as unknown as { shape: Record<string, z.ZodType> }).shape;
+      const out: Record<string, unknown> = {};
+      if (depth > 6) return out;
+      for (const [field, inner] of Object.entries(shape)) {
+        if (!inner.safeParse(undefined).success) out[field] = sample(inner, field, depth + 1);
+      }
+      return out;
+    }
+    case "optional":
+    case "nullable":
+    case "default":
+    case "readonly":
+    case "nonoptional":
+      return sample(def.innerType!, name, depth);
+    case "pipe":
+      return sample(def.in!, name, depth);
+    case "array":
+      return [];
+    case "enum":
+      return Object.values(def.entries ?? {})[0];
+    case "literal":
+      return def.values?.[0];
+    case "union":
+      return sample(def.options![0]!, name, depth);
+    case "number":
+    case "int":
+      return 1;
+    case "bigint":
+      return "1";
+    case "boolean":
+      return false;
+    case "record":
+      return {};
+    default:
+      return sampleByName(name);
+  }
+}
+
+/** A sample value from a field's name alone (the service's documented parameters carry no schema here). */
+function sampleByName(name: string): unknown {
+  if (/_ids$|Ids$|^policies$|^authenticators$|^oauth_providers$|^accounts$|^payloads$|^root_users$|^address_formats$/.test(name)) return [];
+  if (/threshold$|Threshold$/.test(name)) return 1;
+  if (name === "encoding") return "PAYLOAD_ENCODING_HEXADECIMAL";
+  if (name === "hash_function") return "HASH_FUNCTION_KECCAK256";
+  if (name === "type") return "TRANSACTION_TYPE_ETHEREUM";
+  if (name === "curve") return "CURVE_SECP256K1";
+  if (/payload$|transaction$|bundle$|key$/.test(name)) return "0x00";
+  return `sample-${name.replace(/_/g, "-")}`;
+}
+
+const camel = (snake: string) => snake.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+
+let byType: Map<string, ActivityDef> | undefined;
+
+/**
+ * Every required parameter of `type`, camelCase as a client sends them, or `{}` when the type is
+ * unknown (another version: nothing is known to be required).
+ */
+export function requiredParameters(type: string): Record<string, unknown> {
+  byType ??= new Map(
+    (Object.values(operations) as { kind: string }[]).filter((op) => op.kind === "activity").map((op) => [(op as ActivityDef).type, op as ActivityDef]),
+  );
+  const def = byType.get(type);
+  if (def) return sample(def.parameters, "parameters") as Record<string, unknown>;
+  const info = activityTypeInfo(type);
+  if (!info) return {};
+  const out: Record<string, unknown> = {};
+  for (const [field, required] of Object.entries(info.params)) if (required) out[camel(field)] = sampleByName(field);
+  return out;
+}
+
+/** `snake_case` → `camelCase` at the top level (conditions read params in snake_case; clients send camelCase). */
+export function camelCaseKey(key: string): string {
+  return camel(key);
+}

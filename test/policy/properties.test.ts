@@ -1,0 +1,48 @@
+/**
+ * Properties of a policy set beyond a diff, proved with the real Z3 solver, each "yes" with a
+ * witness the evaluator replays: can/cannot, errors, redundant ALLOWs, DENYs that block nothing,
+ * and a break-glass tag's lockout.
+ */
+import { describe, expect, it } from "vitest";
+import { simulate, type PolicyRecord } from "../../sdk/policy";
+import { canQuery, lockoutCheck, policyFindings } from "../../sdk/policy/smt/properties";
+
+const allow = (policyId: string, condition: string, consensus = ""): PolicyRecord => ({ policyId, policyName: policyId, effect: "EFFECT_ALLOW", condition, consensus });
+const deny = (policyId: string, condition: string, consensus = ""): PolicyRecord => ({ policyId, policyName: policyId, effect: "EFFECT_DENY", condition, consensus });
+
+describe("policy properties", () => {
+  const policies = [
+    allow("sign-w1", "activity.kind == 'SIGN_TRANSACTION' && wallet.id == 'w-1'", "approvers.any(u, u.tags.contains('tag-ops'))"),
+    allow("policies", "activity.resource == 'POLICY'", "approvers.filter(u, u.tags.contains('tag-sec')).count() >= 2"),
+  ];
+
+  it("can: a tagged user signs with w-1 alone (replayed); an untagged user cannot alone, proved", async () => {
+    const yes = await canQuery(policies, { user: { id: "u-ann", tags: ["tag-ops"] } }, "SIGN_TRANSACTION", "w-1");
+    const alone = yes.answers.find((a) => a.how === "alone")!;
+    expect(alone.allowed).toBe(true);
+    expect(simulate(policies, alone.witness!).outcome).toBe("OUTCOME_ALLOW");
+    expect(alone.witness!.approvers![0]!.id).toBe("u-ann");
+    const no = await canQuery(policies, { user: { id: "u-bo", tags: [] } }, "SIGN_TRANSACTION", "w-2");
+    expect(no.answers.every((a) => !a.allowed && a.proved)).toBe(true);
+    const withApprovers = await canQuery(policies, { tag: "tag-sec" }, "CREATE_POLICY");
+    expect(withApprovers.answers.find((a) => a.how === "alone")!).toMatchObject({ allowed: false, proved: true });
+    expect(withApprovers.answers.find((a) => a.how === "with approvers")!.allowed).toBe(true);
+  });
+
+  it("findings: a DENY reading a missing param errors and blocks nothing; a duplicate ALLOW is redundant", async () => {
+    const set = [...policies, allow("dup", "activity.kind == 'SIGN_TRANSACTION' && wallet.id == 'w-1'", "approvers.any(u, u.tags.contains('tag-ops'))"), deny("no-raw", "activity.kind == 'CREATE_WALLET' && activity.params.hash_function == 'X'")];
+    const { findings } = await policyFindings(set);
+    expect(findings.find((f) => f.policyId === "no-raw" && f.property === "deny-blocks-nothing")).toMatchObject({ proved: true });
+    const errs = findings.find((f) => f.policyId === "no-raw" && f.property === "may-error")!;
+    expect(simulate([set[3]!], errs.witness!).evaluations[0]!.outcome).toBe("OUTCOME_ERROR");
+    expect(findings.some((f) => f.policyId === "dup" && f.property === "redundant")).toBe(true);
+    expect(findings.some((f) => f.policyId === "policies" && f.property === "redundant")).toBe(false);
+  });
+
+  it("lockout: raising the threshold out of reach of no one keeps access; removing the policy ALLOW loses it for the break-glass tag", async () => {
+    const kept = await lockoutCheck(policies, [policies[0]!, { ...policies[1]!, consensus: "approvers.filter(u, u.tags.contains('tag-sec')).count() >= 5" }], "tag-sec", ["CREATE_POLICY"]);
+    expect(kept.lost).toEqual([]);
+    const lost = await lockoutCheck(policies, [policies[0]!], "tag-sec", ["CREATE_POLICY"]);
+    expect(lost.lost).toEqual(["CREATE_POLICY"]);
+  });
+});
