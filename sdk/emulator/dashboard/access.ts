@@ -135,7 +135,7 @@ async function computeMatrix(
     kinds,
     cells,
     notes,
-    notProved: diff?.notProved ?? [],
+    notProved: (diff?.notProved ?? []).map((opaque) => `${opaque.clause} (${opaque.reason})`),
     truncated: diff?.truncated ?? false,
     policyCount: policies.length,
     computedMs: Date.now() - started,
