@@ -163,7 +163,7 @@ export function providerService(version: string): grpc.UntypedServiceImplementat
       const handler = handlerOf(req);
       const olds = decode(req.getOlds());
       const news = decode(req.getNews());
-      const result = await handler.check(olds.values, news.values);
+      const result = await handler.check(olds.values, news.values, { urn: req.getUrn() });
       const failures = result.failures ?? [];
       return checkResponse(encode((result.inputs ?? news.values) as PropertyMap, news.secretKeys), failures);
     }),

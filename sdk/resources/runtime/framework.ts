@@ -25,6 +25,7 @@ import type { ListObjects } from "./listing";
 import { consensusNeededMessage, explain, isNotFound, ProviderError } from "./errors";
 import { quietHostErrorEcho } from "./engine-log";
 import { organizationMoveMessage } from "./organization-guard";
+import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
 import { unknownKeysError, verifySettings } from "./verify";
 import { canonicalJson, compact, containsUnknown, isUnknown } from "./values";
@@ -166,7 +167,8 @@ export type HandlerDiffResult = dynamic.DiffResult & {
 export interface Handler {
   /** The spec the handler was built from: the source of the plugin's schema. */
   readonly spec: AnyResourceSpec;
-  check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.CheckResult>;
+  /** `context.urn`: the resource's URN when the caller knows it (the plugin); else the hidden input `__urn`. */
+  check(olds: Record<string, unknown>, news: Record<string, unknown>, context?: { urn?: string }): Promise<dynamic.CheckResult>;
   diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<HandlerDiffResult>;
   create(inputs: Record<string, unknown>): Promise<dynamic.CreateResult>;
   read(id: string, props: Record<string, unknown>): Promise<dynamic.ReadResult>;
@@ -333,10 +335,26 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     return { id, live };
   }
 
+  /** The census of the whole plan for one checked resource (only with a URN to tell resources apart). */
+  async function planFailures(olds: Record<string, unknown>, inputs: Record<string, unknown>, urn: string | undefined): Promise<CheckFailure[]> {
+    const settings = currentSettings();
+    const organizationId = (inputs.organizationId as string | undefined) ?? settings.organizationId;
+    if (urn === undefined || organizationId === undefined || isUnknown(organizationId)) return [];
+    const planned = { kind: spec.kind, urn, organizationId, inputs, olds: olds ?? {} };
+    const duplicates = duplicateFailures(planned);
+    if (duplicates.length > 0 || engineRun === undefined) return duplicates;
+    const what = `${spec.kind} ${spec.label(inputs as unknown as I)}: check`;
+    try {
+      return await limitFailures(session(settings, organizationId, what), planned);
+    } catch (error) {
+      throw explain(error, what);
+    }
+  }
+
   return {
     spec,
 
-    async check(_olds, news) {
+    async check(olds, news, context) {
       const inputs = spec.normalize(news);
       const base = news as Record<string, unknown>;
       const failures = dedupe([
@@ -351,6 +369,8 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         const organizationId = typeof base.organizationId === "string" && !isUnknown(base.organizationId) ? base.organizationId : undefined;
         await verifySettings(currentSettings(), organizationId);
       }
+      // The plan as a whole (plan-census.ts): names two resources share, limits the plan exceeds.
+      if (failures.length === 0) failures.push(...(await planFailures(olds, inputs as unknown as Record<string, unknown>, urnOf(base, context?.urn))));
       // State keeps the inputs as declared: defaults and canonical forms are applied again by
       // every diff, create and update, so storing them would only add bytes to each checkpoint.
       // The host turns the result into a protobuf Struct, which has no `undefined`.
