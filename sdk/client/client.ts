@@ -163,6 +163,14 @@ export class KeyformClient {
     this.#recoverQueries = options.recoverQueries ?? false;
   }
 
+  /**
+   * The address the service sees this client from, as its last answer echoed it
+   * (`x-rate-limit-request-remote-addr`); undefined before an answer, or when the service does not say.
+   */
+  get remoteAddress(): string | undefined {
+    return this.#transport.remoteAddress;
+  }
+
   /** The base URL requests go to (without a trailing slash). */
   get baseUrl(): string {
     return this.#transport.baseUrl;

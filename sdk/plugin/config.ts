@@ -21,6 +21,9 @@ export const SETTINGS_DESCRIPTION: Readonly<Record<SettingName, { description: s
   maxRequestsPerSecond: {
     description: `Requests per second per organization the provider keeps to, shared by all its resources (default 10, the service's limit; 0 = no limit; env \`${SETTING_ENV.maxRequestsPerSecond}\`).`,
   },
+  allowLockout: {
+    description: `\`true\` for a deliberate hand-over: let the plan lock the deploying credentials out of the organization (an IP allowlist without the caller's address, deleting the key or user keyform runs as, a root quorum without its user). Default \`false\`: such a plan fails at preview (env \`${SETTING_ENV.allowLockout}\`).`,
+  },
 };
 
 /** Keys the engine itself adds to a provider's inputs; they are not settings but are allowed. */
@@ -57,6 +60,8 @@ function problemWith(name: SettingName, value: unknown): string | undefined {
       return /^\d+$/.test(value.trim()) && Number(value) > 0 ? undefined : `keyform:timeoutMs must be a positive whole number of milliseconds, not ${JSON.stringify(value)}`;
     case "maxRequestsPerSecond":
       return /^\d+(\.\d+)?$/.test(value.trim()) ? undefined : `keyform:maxRequestsPerSecond must be a number of requests per second (0 for no limit), not ${JSON.stringify(value)}`;
+    case "allowLockout":
+      return value === "true" || value === "false" ? undefined : `keyform:allowLockout must be true or false, not ${JSON.stringify(value)}`;
     case "apiPrivateKey":
       // Never echo the value: it is a secret.
       return HEX.test(value) && value.length === 64 ? undefined : "keyform:apiPrivateKey must be a private key of 64 hex digits";

@@ -26,6 +26,7 @@ import { consensusNeededMessage, explain, isNotFound, ProviderError } from "./er
 import { quietHostErrorEcho } from "./engine-log";
 import { organizationMoveMessage } from "./organization-guard";
 import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
+import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
 import { unknownKeysError, verifySettings } from "./verify";
 import { canonicalJson, compact, containsUnknown, isUnknown } from "./values";
@@ -339,13 +340,23 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
   async function planFailures(olds: Record<string, unknown>, inputs: Record<string, unknown>, urn: string | undefined): Promise<CheckFailure[]> {
     const settings = currentSettings();
     const organizationId = (inputs.organizationId as string | undefined) ?? settings.organizationId;
-    if (urn === undefined || organizationId === undefined || isUnknown(organizationId)) return [];
+    if (organizationId === undefined || isUnknown(organizationId)) return [];
+    if (urn === undefined) {
+      if (engineRun === undefined) return [];
+      const what = `${spec.kind} ${spec.label(inputs as unknown as I)}: check`;
+      try {
+        return await lockoutFailures(spec.kind, session(settings, organizationId, what), inputs, settings);
+      } catch (error) {
+        throw explain(error, what);
+      }
+    }
     const planned = { kind: spec.kind, urn, organizationId, inputs, olds: olds ?? {} };
     const duplicates = duplicateFailures(planned);
     if (duplicates.length > 0 || engineRun === undefined) return duplicates;
     const what = `${spec.kind} ${spec.label(inputs as unknown as I)}: check`;
     try {
-      return await limitFailures(session(settings, organizationId, what), planned);
+      const s = session(settings, organizationId, what);
+      return [...(await limitFailures(s, planned)), ...(await lockoutFailures(spec.kind, s, inputs, settings))];
     } catch (error) {
       throw explain(error, what);
     }
@@ -402,6 +413,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         );
       }
       const changes = replaces.length > 0 || updates.length > 0;
+      if (replaces.length > 0) refuseOwnKeyReplace(spec.kind, id, olds, currentSettings());
       return {
         changes,
         replaces,
@@ -512,6 +524,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         // organization) would answer every delete "not found", which reads as already gone: the
         // objects would stay where they live and vanish from state.
         if (engineRun !== undefined) await verifySettings(currentSettings(), previous.organizationId);
+        await refuseOwnCredentialDelete(spec.kind, s, id, props, currentSettings());
         await spec.remove(s, id, previous);
       } catch (error) {
         if (isNotFound(error)) return;

@@ -15,6 +15,7 @@ export const SETTING_NAMES = [
   "authProxyConfigId",
   "timeoutMs",
   "maxRequestsPerSecond",
+  "allowLockout",
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
@@ -28,6 +29,7 @@ export const SETTING_ENV: Readonly<Record<SettingName, string>> = {
   authProxyConfigId: "KEYFORM_AUTH_PROXY_CONFIG_ID",
   timeoutMs: "KEYFORM_TIMEOUT_MS",
   maxRequestsPerSecond: "KEYFORM_MAX_REQUESTS_PER_SECOND",
+  allowLockout: "KEYFORM_ALLOW_LOCKOUT",
 };
 
 /** `keyform:<name>` and its environment variable, as messages name a setting. */
@@ -64,6 +66,11 @@ export interface Settings {
   timeoutMs: number;
   /** Requests per second per organization the provider process keeps to; 0 = no limit. */
   maxRequestsPerSecond: number;
+  /**
+   * A deliberate hand-over: let a plan lock the deploying credentials out of the organization
+   * (`lockout.ts`). Default false.
+   */
+  allowLockout: boolean;
 }
 
 /** Reads one raw config value by full key (`keyform:baseUrl`); undefined when unset. */
@@ -104,6 +111,7 @@ export function resolveSettings(config: ConfigLookup | undefined, env: NodeJS.Pr
     authProxyConfigId: value("authProxyConfigId"),
     timeoutMs: parseTimeout(value("timeoutMs")),
     maxRequestsPerSecond: parseRate(value("maxRequestsPerSecond")),
+    allowLockout: parseFlag("allowLockout", value("allowLockout")),
   };
 }
 
@@ -120,6 +128,16 @@ function parseTimeout(raw: string | undefined): number {
     );
   }
   return ms;
+}
+
+/**
+ * `true` or `false` (default false).
+ * @throws {RangeError} naming the config key and the variable when it is neither.
+ */
+function parseFlag(name: "allowLockout", raw: string | undefined): boolean {
+  if (raw === undefined) return false;
+  if (raw === "true" || raw === "false") return raw === "true";
+  throw new RangeError(`keyform: the setting "${name}" (keyform:${name} or ${SETTING_ENV[name]}) must be true or false, got ${JSON.stringify(raw)}`);
 }
 
 /**
@@ -141,7 +159,7 @@ function parseRate(raw: string | undefined): number {
  * Returns `settings[name]`, or throws naming the config key and the environment variable.
  * @throws {MissingSettingError} when the setting is unset.
  */
-export function requireSetting(settings: Settings, name: Exclude<SettingName, "timeoutMs" | "maxRequestsPerSecond">, purpose: string): string {
+export function requireSetting(settings: Settings, name: Exclude<SettingName, "timeoutMs" | "maxRequestsPerSecond" | "allowLockout">, purpose: string): string {
   const value = settings[name];
   if (value === undefined) throw new MissingSettingError(name, purpose);
   return value;
