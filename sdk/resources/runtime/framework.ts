@@ -23,7 +23,7 @@ import { claim, isClaimed, needsHistory, recentCreates } from "./earlier-work";
 import type { ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { consensusNeededMessage, explain, isNotFound, ProviderError } from "./errors";
-import { quietHostErrorEcho } from "./engine-log";
+import { quietHostErrorEcho, warnEngine } from "./engine-log";
 import { organizationMoveMessage } from "./organization-guard";
 import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
 import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
@@ -175,6 +175,14 @@ export interface Handler {
   read(id: string, props: Record<string, unknown>): Promise<dynamic.ReadResult>;
   update(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.UpdateResult>;
   delete(id: string, props: Record<string, unknown>): Promise<void>;
+}
+
+/** The prefix of the message a create prints when it adopts an earlier run's object (the GitOps runner lists them). */
+export const ADOPTED_PREFIX = "keyform: adopted";
+
+/** Says which object a create adopted instead of creating it again. */
+function adoptedMessage(kind: string, label: string, id: string, urn: string | undefined): string {
+  return `${ADOPTED_PREFIX} ${kind} ${label} (${id}), made by an earlier run that did not record it${urn === undefined ? "" : ` [${urn}]`}`;
 }
 
 /** The default equality of {@link PropertyRule}. */
@@ -438,7 +446,10 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       let created: { id: string; carry?: Partial<O>; live?: L };
       try {
         const adopted = await adoptEarlierActivity(s, inputs, what);
-        if (adopted !== undefined) return { id: adopted.id, outs: outputsOf(adopted.live, s.organizationId, undefined, carryWith({}, inputs)) };
+        if (adopted !== undefined) {
+          await warnEngine(adoptedMessage(spec.kind, spec.label(inputs), adopted.id, urnOf(raw, undefined)));
+          return { id: adopted.id, outs: outputsOf(adopted.live, s.organizationId, undefined, carryWith({}, inputs)) };
+        }
         try {
           created = await spec.create(s, inputs);
         } catch (error) {
@@ -449,6 +460,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
               ? ((await adoptEarlierActivity(s, inputs, what, true)) ?? (await adoptConflicting(s, inputs, error, what)))
               : undefined;
           if (found === undefined) throw error;
+          await warnEngine(adoptedMessage(spec.kind, spec.label(inputs), found.id, urnOf(raw, undefined)));
           return { id: found.id, outs: outputsOf(found.live, s.organizationId, undefined, carryWith({}, inputs)) };
         }
         claim(spec.kind, s.organizationId, created.id);
