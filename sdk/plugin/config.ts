@@ -24,6 +24,9 @@ export const SETTINGS_DESCRIPTION: Readonly<Record<SettingName, { description: s
   allowLockout: {
     description: `\`true\` for a deliberate hand-over: let the plan lock the deploying credentials out of the organization (an IP allowlist without the caller's address, deleting the key or user keyform runs as, a root quorum without its user). Default \`false\`: such a plan fails at preview (env \`${SETTING_ENV.allowLockout}\`).`,
   },
+  journalDir: {
+    description: `Folder of the create journal that proves which objects this stack created (one folder per stack inside; default \`.keyform/journal\` in the project directory; env \`${SETTING_ENV.journalDir}\`). Keep it with the stack's state.`,
+  },
 };
 
 /** Keys the engine itself adds to a provider's inputs; they are not settings but are allowed. */

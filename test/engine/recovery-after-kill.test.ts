@@ -105,11 +105,19 @@ describe("recovery after kill -9 of pulumi", () => {
       console.log(`[recovery] killed after ${creates()} create submits; ${pendingBefore} pending operations in state`);
 
       const out = path.join(work, "reports");
-      const runner = spawnSync(
-        process.execPath,
-        [path.join(repoRoot, "dist", "examples", "gitops", "runner.js"), "up", "--stack", stack.name, "--work-dir", FIXTURE, "--out", out, "--no-refresh"],
-        { cwd: FIXTURE, env, encoding: "utf8" },
-      );
+      // Not spawnSync: the proxy runs in this process and must keep answering.
+      const runner = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const started = spawn(
+          process.execPath,
+          [path.join(repoRoot, "dist", "examples", "gitops", "runner.js"), "up", "--stack", stack.name, "--work-dir", FIXTURE, "--out", out, "--no-refresh"],
+          { cwd: FIXTURE, env },
+        );
+        let stdout = "";
+        let stderr = "";
+        started.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+        started.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+        started.once("close", (status) => resolve({ status, stdout, stderr }));
+      });
       expect(runner.status, `${runner.stdout}\n${runner.stderr.slice(-3000)}`).toBe(0);
       const report = JSON.parse(fs.readFileSync(path.join(out, "up.json"), "utf8")) as { recovery?: { cleared: Array<{ urn: string }>; adopted: string[] } };
       console.log(`[recovery] report:\n${fs.readFileSync(path.join(out, "up.md"), "utf8")}`);

@@ -27,6 +27,7 @@ import { quietHostErrorEcho, warnEngine } from "./engine-log";
 import { organizationMoveMessage } from "./organization-guard";
 import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
 import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
+import { entryForCreate, mayStillApply, notOwnedMessage, removeEntry, stampedSession } from "./ownership";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
 import { unknownKeysError, verifySettings } from "./verify";
 import { canonicalJson, compact, containsUnknown, isUnknown } from "./values";
@@ -171,7 +172,8 @@ export interface Handler {
   /** `context.urn`: the resource's URN when the caller knows it (the plugin); else the hidden input `__urn`. */
   check(olds: Record<string, unknown>, news: Record<string, unknown>, context?: { urn?: string }): Promise<dynamic.CheckResult>;
   diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<HandlerDiffResult>;
-  create(inputs: Record<string, unknown>): Promise<dynamic.CreateResult>;
+  /** `context.urn`: the resource's URN when the caller knows it (the plugin); else the hidden input `__urn`. */
+  create(inputs: Record<string, unknown>, context?: { urn?: string }): Promise<dynamic.CreateResult>;
   read(id: string, props: Record<string, unknown>): Promise<dynamic.ReadResult>;
   update(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.UpdateResult>;
   delete(id: string, props: Record<string, unknown>): Promise<void>;
@@ -344,6 +346,50 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     return { id, live };
   }
 
+  /** The outputs of a created object, read back unless the create knew it; a failed read still hands back the id. */
+  async function finishCreate(s: Session, inputs: I, created: { id: string; carry?: Partial<O>; live?: L }, what: string): Promise<dynamic.CreateResult> {
+    try {
+      const live = created.live ?? (await readBack(s, created.id, inputs as unknown as Hint<I, O>, what));
+      return { id: created.id, outs: outputsOf(live, s.organizationId, undefined, carryWith(created.carry ?? {}, inputs)) };
+    } catch (error) {
+      // The object exists: hand its id back so it is recorded in state, not leaked.
+      const failure = explain(error, what) as Error & { id?: string; properties?: unknown; reasons?: string[] };
+      failure.id = created.id;
+      // `carry` is left out on purpose: it may hold a generated secret, and the outputs of a
+      // failed create are not covered by additionalSecretOutputs everywhere.
+      failure.properties = compact({ ...(inputs as Record<string, unknown>), [spec.idProperty]: created.id, organizationId: s.organizationId });
+      failure.reasons = [failure.message];
+      throw failure;
+    }
+  }
+
+  /**
+   * A create whose ownership is proven (ownership.ts): journaled before it is submitted, and
+   * submitted with the journaled timestamp, so a killed run's successor sends the same bytes and
+   * gets its own activity (and object) back. A 409 then means the name is held by an object this
+   * stack did not create: the create fails naming it and the importId that adopts it.
+   */
+  async function createOwned(s: Session, inputs: I, raw: Record<string, unknown>, urn: string, journalDir: string, what: string): Promise<dynamic.CreateResult> {
+    let created: { id: string; carry?: Partial<O>; live?: L };
+    try {
+      const { entry } = entryForCreate(journalDir, urn, spec.kind, s.organizationId, raw);
+      try {
+        created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
+      } catch (error) {
+        if (!mayStillApply(error)) removeEntry(journalDir, urn);
+        if (!(error instanceof ConflictError)) throw error;
+        const existing = await spec.findExisting?.(s, inputs);
+        if (existing === undefined) throw error;
+        throw new ProviderError(notOwnedMessage(what, spec.kind, existing.id, s.organizationId, error.serverMessage || error.message));
+      }
+      removeEntry(journalDir, urn);
+      claim(spec.kind, s.organizationId, created.id);
+    } catch (error) {
+      throw explain(error, what);
+    }
+    return finishCreate(s, inputs, created, what);
+  }
+
   /** The census of the whole plan for one checked resource (only with a URN to tell resources apart). */
   async function planFailures(olds: Record<string, unknown>, inputs: Record<string, unknown>, urn: string | undefined): Promise<CheckFailure[]> {
     const settings = currentSettings();
@@ -430,11 +476,12 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       };
     },
 
-    async create(raw) {
+    async create(raw, context) {
       const inputs = spec.normalize(raw);
       const settings = currentSettings();
       const what = `${spec.kind} ${spec.label(inputs)}: create`;
       const s = session(settings, inputs.organizationId, what);
+      const urn = urnOf(raw, context?.urn);
       if (inputs.importId !== undefined) {
         try {
           const { id, live } = await adopt(s, inputs, inputs.importId, what);
@@ -443,6 +490,8 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
           throw explain(error, what);
         }
       }
+      // With a URN, what this stack created is proven by its journal (ownership.ts), not inferred.
+      if (urn !== undefined) return createOwned(s, inputs, raw, urn, settings.journalDir, what);
       let created: { id: string; carry?: Partial<O>; live?: L };
       try {
         const adopted = await adoptEarlierActivity(s, inputs, what);

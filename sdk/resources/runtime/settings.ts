@@ -16,6 +16,7 @@ export const SETTING_NAMES = [
   "timeoutMs",
   "maxRequestsPerSecond",
   "allowLockout",
+  "journalDir",
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
@@ -30,12 +31,16 @@ export const SETTING_ENV: Readonly<Record<SettingName, string>> = {
   timeoutMs: "KEYFORM_TIMEOUT_MS",
   maxRequestsPerSecond: "KEYFORM_MAX_REQUESTS_PER_SECOND",
   allowLockout: "KEYFORM_ALLOW_LOCKOUT",
+  journalDir: "KEYFORM_JOURNAL_DIR",
 };
 
 /** `keyform:<name>` and its environment variable, as messages name a setting. */
 export function settingLabel(name: SettingName): string {
   return `keyform:${name} (${SETTING_ENV[name]})`;
 }
+
+/** Default folder of the create journal (`ownership.ts`), relative to the provider's working directory. */
+export const DEFAULT_JOURNAL_DIR = ".keyform/journal";
 
 /** Default main API of the hosted service. */
 export const DEFAULT_BASE_URL = "https://api.turnkey.com";
@@ -71,6 +76,8 @@ export interface Settings {
    * (`lockout.ts`). Default false.
    */
   allowLockout: boolean;
+  /** Where creates in flight are journaled, per stack (`ownership.ts`); default `.keyform/journal`. */
+  journalDir: string;
 }
 
 /** Reads one raw config value by full key (`keyform:baseUrl`); undefined when unset. */
@@ -112,6 +119,7 @@ export function resolveSettings(config: ConfigLookup | undefined, env: NodeJS.Pr
     timeoutMs: parseTimeout(value("timeoutMs")),
     maxRequestsPerSecond: parseRate(value("maxRequestsPerSecond")),
     allowLockout: parseFlag("allowLockout", value("allowLockout")),
+    journalDir: value("journalDir") ?? DEFAULT_JOURNAL_DIR,
   };
 }
 
@@ -159,7 +167,7 @@ function parseRate(raw: string | undefined): number {
  * Returns `settings[name]`, or throws naming the config key and the environment variable.
  * @throws {MissingSettingError} when the setting is unset.
  */
-export function requireSetting(settings: Settings, name: Exclude<SettingName, "timeoutMs" | "maxRequestsPerSecond" | "allowLockout">, purpose: string): string {
+export function requireSetting(settings: Settings, name: Exclude<SettingName, "timeoutMs" | "maxRequestsPerSecond" | "allowLockout" | "journalDir">, purpose: string): string {
   const value = settings[name];
   if (value === undefined) throw new MissingSettingError(name, purpose);
   return value;
