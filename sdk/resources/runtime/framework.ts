@@ -27,7 +27,7 @@ import { quietHostErrorEcho, warnEngine } from "./engine-log";
 import { organizationMoveMessage } from "./organization-guard";
 import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
 import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
-import { entryForCreate, mayStillApply, notOwnedMessage, removeEntry, stampedSession } from "./ownership";
+import { entryForCreate, mayStillApply, notOwnedMessage, removeEntry, renewEntry, stampedSession } from "./ownership";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
 import { unknownKeysError, verifySettings } from "./verify";
 import { canonicalJson, compact, containsUnknown, isUnknown } from "./values";
@@ -183,8 +183,8 @@ export interface Handler {
 export const ADOPTED_PREFIX = "keyform: adopted";
 
 /** Says which object a create adopted instead of creating it again. */
-function adoptedMessage(kind: string, label: string, id: string, urn: string | undefined): string {
-  return `${ADOPTED_PREFIX} ${kind} ${label} (${id}), made by an earlier run that did not record it${urn === undefined ? "" : ` [${urn}]`}`;
+function adoptedMessage(kind: string, label: string, id: string, urn: string | undefined, how = "made by an earlier run that did not record it"): string {
+  return `${ADOPTED_PREFIX} ${kind} ${label} (${id}), ${how}${urn === undefined ? "" : ` [${urn}]`}`;
 }
 
 /** The default equality of {@link PropertyRule}. */
@@ -372,9 +372,19 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
   async function createOwned(s: Session, inputs: I, raw: Record<string, unknown>, urn: string, journalDir: string, what: string): Promise<dynamic.CreateResult> {
     let created: { id: string; carry?: Partial<O>; live?: L };
     try {
-      const { entry } = entryForCreate(journalDir, urn, spec.kind, s.organizationId, raw);
+      let { entry, replay } = entryForCreate(journalDir, urn, spec.kind, s.organizationId, raw);
       try {
         created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
+        if (replay) {
+          // The journaled request's object, unless it was deleted since (a destroy, then an
+          // up of the same inputs): then this is a new create under a new entry.
+          const live = await spec.fetch(s, created.id, inputs as unknown as Hint<I, O>);
+          if (live === undefined) {
+            entry = renewEntry(journalDir, entry);
+            replay = false;
+            created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
+          } else created = { ...created, live };
+        }
       } catch (error) {
         if (!mayStillApply(error)) removeEntry(journalDir, urn);
         if (!(error instanceof ConflictError)) throw error;
@@ -382,8 +392,12 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         if (existing === undefined) throw error;
         throw new ProviderError(notOwnedMessage(what, spec.kind, existing.id, s.organizationId, error.serverMessage || error.message));
       }
-      removeEntry(journalDir, urn);
+      // The entry stays: the engine records this create in state after it returns, and a run
+      // killed in between must still find it. A later create of the URN checks it is not stale.
       claim(spec.kind, s.organizationId, created.id);
+      // An earlier run of this stack journaled this create and did not record its outcome: the
+      // same request was sent again, and the service answered with that run's activity.
+      if (replay) await warnEngine(adoptedMessage(spec.kind, spec.label(inputs), created.id, urn, "its create was journaled by an earlier run of this stack"));
     } catch (error) {
       throw explain(error, what);
     }

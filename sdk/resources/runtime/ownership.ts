@@ -7,8 +7,10 @@
  * from). The service makes a byte-identical submit idempotent (the fingerprint is the SHA-256
  * of the exact body), so a killed run's successor, finding the entry for the same URN and the
  * same inputs, submits the same body again and gets back its own activity: the object that
- * activity made is this stack's. A create that ends (created, or failed for good) removes its
- * entry; one whose outcome is unknown, or that waits for approvals, keeps it for the next run.
+ * activity made is this stack's (while it exists; one deleted since makes the create a new one,
+ * under a new entry). The entry stays after a create succeeds, because the engine records the
+ * create in state only after the provider answers, and a run killed in between must still find
+ * it; a create that failed for good removes it.
  *
  * Without such proof an object holding the declared name is not this stack's: another stack's,
  * or made by hand. The framework then fails the create naming the object, its id, and the
@@ -102,6 +104,13 @@ export function entryForCreate(journalDir: string, urn: string, kind: string, or
   const entry: JournalEntry = { urn, kind, organizationId, inputsKey, timestampMs: String(Date.now()) };
   writeEntry(journalDir, entry);
   return { entry, replay: false };
+}
+
+/** A new entry for the same create (a new timestamp), written before anything is sent. */
+export function renewEntry(journalDir: string, entry: JournalEntry): JournalEntry {
+  const renewed = { ...entry, timestampMs: String(Math.max(Date.now(), Number(entry.timestampMs) + 1)) };
+  writeEntry(journalDir, renewed);
+  return renewed;
 }
 
 const activityNames = new Set(Object.entries(operations).filter(([, def]) => (def as { kind: string }).kind === "activity").map(([name]) => name));
