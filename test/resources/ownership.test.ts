@@ -86,6 +86,16 @@ describe("ownership", () => {
     expect(readEntry(journalDir, resource)?.timestampMs).not.toBe(timestampMs);
   });
 
+  it("an entry whose request was never sent, older than the service's timestamp window: a new create under a new entry", async () => {
+    const resource = urn("dev", "never-sent");
+    const inputs = { userTagName: "never-sent", [URN_INPUT]: resource };
+    const old = String(Date.now() - 10 * 60 * 1000);
+    writeEntry(journalDir, { urn: resource, kind: "UserTag", organizationId: emu.emulator.bootstrap.organizationId, inputsKey: inputsKeyOf(inputs), timestampMs: old });
+    const created = await handlers.UserTag!.create(inputs);
+    expect(await tagsNamed("never-sent")).toEqual([created.id]);
+    expect(readEntry(journalDir, resource)?.timestampMs).not.toBe(old);
+  });
+
   it("an object with the declared name that this stack did not create fails the create, naming it and the importId", async () => {
     const other = await emu.client.createUserTag({ userTagName: "someone-elses", userIds: [] });
     const attempt = handlers.UserTag!.create({ userTagName: "someone-elses", [URN_INPUT]: urn("dev", "theirs") });

@@ -27,7 +27,7 @@ import { quietHostErrorEcho, warnEngine } from "./engine-log";
 import { organizationMoveMessage } from "./organization-guard";
 import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
 import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
-import { entryForCreate, mayStillApply, notOwnedMessage, removeEntry, renewEntry, stampedSession } from "./ownership";
+import { entryForCreate, isStaleTimestamp, mayStillApply, notOwnedMessage, removeEntry, renewEntry, stampedSession } from "./ownership";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
 import { unknownKeysError, verifySettings } from "./verify";
 import { canonicalJson, compact, containsUnknown, isUnknown } from "./values";
@@ -374,7 +374,16 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     try {
       let { entry, replay } = entryForCreate(journalDir, urn, spec.kind, s.organizationId, raw);
       try {
-        created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
+        try {
+          created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
+        } catch (error) {
+          // The service holds no activity for the journaled bytes (it looks the fingerprint up
+          // first) and refuses a new one this old: the earlier run never got to send it.
+          if (!(replay && isStaleTimestamp(error))) throw error;
+          entry = renewEntry(journalDir, entry);
+          replay = false;
+          created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
+        }
         if (replay) {
           // The journaled request's object, unless it was deleted since (a destroy, then an
           // up of the same inputs): then this is a new create under a new entry.

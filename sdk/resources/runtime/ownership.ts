@@ -27,6 +27,7 @@ import * as path from "node:path";
 import {
   ActivityPollTimeoutError,
   AuthenticatorsNeededError,
+  BadRequestError,
   ConnectionError,
   ConsensusNeededError,
   SubmitOutcomeUnknownError,
@@ -152,4 +153,9 @@ export function notOwnedMessage(what: string, kind: string, id: string, organiza
  */
 export function mayStillApply(error: unknown): boolean {
   return [SubmitOutcomeUnknownError, ConsensusNeededError, AuthenticatorsNeededError, ActivityPollTimeoutError, ConnectionError, TimeoutError].some((type) => error instanceof type);
+}
+
+/** Whether the service refused a submit because its `timestampMs` is too far from its clock. */
+export function isStaleTimestamp(error: unknown): boolean {
+  return error instanceof BadRequestError && /timestampMs/.test(error.message);
 }
