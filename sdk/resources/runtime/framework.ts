@@ -6,10 +6,13 @@
  * forces a replacement), `create` and `update` end with a read, `read` returns an empty id for
  * an object that is gone, `delete` of an object that is gone succeeds, and `importId` adopts
  * an existing object.
- * A create recognises the work of an earlier run that is not in state (a run killed mid-`up`,
- * a lost response, a consensus approval since) and adopts it instead of submitting again: by
- * the service's 409 on a unique name ({@link ResourceSpec.findExisting}), or by the activity
- * history ({@link ResourceSpec.createActivity}; when, see `earlier-work.ts`).
+ * A create recognises the work of an earlier run of its own stack that is not in state (a run
+ * killed mid-`up`, a lost response, a consensus approval since) by proof: with the resource's
+ * URN it journals the request's timestamp before sending it and sends the same bytes again
+ * later (`ownership.ts`); an object holding the name that the stack did not create fails the
+ * create. Without a URN (the handlers called outside an engine run) it adopts by the service's
+ * 409 on a unique name ({@link ResourceSpec.findExisting}), or by the activity history
+ * ({@link ResourceSpec.createActivity}; when, see `earlier-work.ts`).
  *
  * Each resource describes itself with a {@link ResourceSpec}; {@link makeHandler} turns it
  * into the object the thin provider in state delegates to.
