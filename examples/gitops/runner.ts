@@ -5,6 +5,8 @@
  *   node dist/examples/gitops/runner.js up      --stack staging --out reports/
  *   node dist/examples/gitops/runner.js drift   --stack staging --out reports/
  *
+ * `up` first clears the pending operations a killed run left in the state, and its report
+ * names them and the objects the up adopted (`recovery.ts`).
  * Each writes `<out>/<operation>.md` (a pull request comment) and `<out>/<operation>.json`.
  * `preview` and `up` read the live organization first (`--no-refresh` to plan from state only),
  * so `up` also sets back what was changed by hand and the next `drift` finds nothing.
@@ -16,6 +18,8 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { keyformEnvironment, openStack, repoRoot } from "../shared/workspace";
 import { accessCheck, PlannedPolicies } from "./access-diff";
+import { ADOPTED_PREFIX } from "../../sdk/resources/runtime/framework";
+import { clearPendingOperations, type ClearedOperation } from "./recovery";
 import { renderMarkdown, SummaryCollector, type ChangeSummary } from "./summary";
 
 /** Exit code of `drift` when the live organization differs from the code. */
@@ -35,7 +39,8 @@ async function run(
   workDir: string,
   refresh: boolean,
   gate: { noNewAccess?: boolean; breakGlassTag?: string } = {},
-): Promise<ChangeSummary & { accessDiff?: string; accessFailure?: string }> {
+): Promise<ChangeSummary & { accessDiff?: string; accessFailure?: string; recovery?: Recovery }> {
+  let cleared: ClearedOperation[] = [];
   const stack = await openStack({ stackName, envVars: keyformEnvironment(), workDir });
   const collector = new SummaryCollector(operation, stackName);
   const planned = new PlannedPolicies();
@@ -50,12 +55,36 @@ async function run(
       await stack.preview({ ...options, refresh });
       const access = await accessCheck(stack, planned, gate);
       return { ...collector.summary(), accessDiff: access.markdown, ...(access.failure ? { accessFailure: access.failure } : {}) };
-    } else if (operation === "up") await stack.up({ ...options, refresh });
-    else await stack.previewRefresh(options);
+    } else if (operation === "up") {
+      // A killed run's pending operations are cleared first; this up adopts what it made (recovery.ts).
+      cleared = await clearPendingOperations(stack);
+      await stack.up({ ...options, refresh });
+    } else await stack.previewRefresh(options);
   } catch (error) {
     if (collector.summary().errors.length === 0) collector.addError(error instanceof Error ? error.message : String(error));
   }
-  return collector.summary();
+  const summary = collector.summary();
+  if (cleared.length === 0) return summary;
+  const adopted = summary.warnings.filter((w) => w.startsWith(ADOPTED_PREFIX));
+  return { ...summary, recovery: { cleared, adopted } };
+}
+
+/** What an `up` recovered from a killed run: the pending operations it cleared, the objects it adopted. */
+export interface Recovery {
+  cleared: ClearedOperation[];
+  adopted: string[];
+}
+
+/** The recovery section of the report. */
+function recoveryMarkdown(recovery: Recovery): string {
+  return [
+    "",
+    `**Recovered from an interrupted run**: ${recovery.cleared.length} pending operation(s) cleared from the state, ${recovery.adopted.length} object(s) adopted.`,
+    "",
+    ...recovery.cleared.map((op) => `- cleared: ${op.type} \`${op.urn}\``),
+    ...recovery.adopted.map((message) => `- ${message.replace(/^keyform: /u, "")}`),
+    "",
+  ].join("\n");
 }
 
 async function main(): Promise<number> {
@@ -83,7 +112,8 @@ async function main(): Promise<number> {
   const gate = { noNewAccess: values["no-new-access"] === true, ...(values["break-glass"] ? { breakGlassTag: values["break-glass"] } : {}) };
   const summary = await run(operation, values.stack!, path.resolve(values["work-dir"]!), refresh, gate);
   mkdirSync(values.out!, { recursive: true });
-  const markdown = renderMarkdown(summary) + (summary.accessDiff ? `\n${summary.accessDiff}` : "");
+  const markdown =
+    renderMarkdown(summary) + (summary.recovery ? recoveryMarkdown(summary.recovery) : "") + (summary.accessDiff ? `\n${summary.accessDiff}` : "");
   writeFileSync(path.join(values.out!, `${operation}.md`), markdown);
   writeFileSync(path.join(values.out!, `${operation}.json`), JSON.stringify(summary, null, 2) + "\n");
   process.stdout.write(markdown);

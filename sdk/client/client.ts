@@ -25,6 +25,7 @@ import {
 import { RequestValidationError, ResponseValidationError } from "./errors";
 import { paginateQuery, type PaginateOptions } from "./pagination";
 import type { RetryOptions } from "./retry";
+import { queryWithRecovery } from "./query-recovery";
 import type { Pacer } from "./service-pace";
 import type { Stamper } from "./stamper";
 import { recoverSubmit, isUnknownOutcome } from "./submit-recovery";
@@ -59,6 +60,13 @@ export interface KeyformClientOptions {
   budgetMs?: number;
   /** Retries of network errors, 429, 502, 503, 504 (defaults: 3 retries, 250 ms base, 5 s cap). */
   retry?: RetryOptions;
+  /**
+   * Ask a query again (a few more calls, within the budget) when its retries end without an
+   * answer, as a submit resends its body (`query-recovery.ts`). Default: off, a query fails
+   * after its retries. The resources turn it on: a read there should never be the request
+   * that fails a run all of whose writes got through.
+   */
+  recoverQueries?: boolean;
   /** Polling of CREATED/PENDING activities (defaults: every 500 ms, for up to 30 s). */
   poll?: PollOptions;
   /** Wait up to `waitMs` for approvals instead of failing at once on CONSENSUS_NEEDED. */
@@ -127,6 +135,7 @@ export class KeyformClient {
   readonly #transport: Transport;
   readonly #poll: Required<PollOptions>;
   readonly #consensusWaitMs: number;
+  readonly #recoverQueries: boolean;
 
   /**
    * @throws {TypeError} when `baseUrl`, `organizationId` or `stamper` is missing or malformed.
@@ -158,6 +167,15 @@ export class KeyformClient {
     });
     this.#poll = resolvePollOptions(options.poll);
     this.#consensusWaitMs = waitMs;
+    this.#recoverQueries = options.recoverQueries ?? false;
+  }
+
+  /**
+   * The address the service sees this client from, as its last answer echoed it
+   * (`x-rate-limit-request-remote-addr`); undefined before an answer, or when the service does not say.
+   */
+  get remoteAddress(): string | undefined {
+    return this.#transport.remoteAddress;
   }
 
   /** The base URL requests go to (without a trailing slash). */
@@ -174,7 +192,12 @@ export class KeyformClient {
   async callQuery<K extends QueryName>(name: K, ...[request]: QueryArgs<K>): Promise<ResultOf<K>> {
     const def = operationDef(name, "query");
     const body = validateArguments(def.request, { organizationId: this.organizationId, ...(request ?? {}) }, "", name);
-    const { data } = await this.#transport.send({ operation: name, path: def.path, body, schema: def.response });
+    const send = (budget?: number) => this.#transport.send({ operation: name, path: def.path, body, schema: def.response, budgetMs: budget });
+    if (!this.#recoverQueries) return (await send()).data as ResultOf<K>;
+    const budgetMs = this.#transport.budgetMs;
+    const deadline = budgetMs === undefined ? Infinity : Date.now() + budgetMs;
+    // A read is always safe to repeat: it gets the extra chances a submit gets (query-recovery.ts).
+    const { data } = await queryWithRecovery(send, deadline);
     return data as ResultOf<K>;
   }
 

@@ -184,6 +184,8 @@ export class Transport {
   readonly firstByteTimeoutMs: number;
   readonly budgetMs: number | undefined;
   readonly retry: ResolvedRetryOptions;
+  /** The address the service last said it sees this client from (`x-rate-limit-request-remote-addr`), when it says. */
+  remoteAddress: string | undefined;
   private readonly stamper: Stamper | undefined;
   private readonly fetchImpl: typeof fetch | undefined;
   private readonly rateLimiter: Pacer | undefined;
@@ -304,6 +306,8 @@ export class Transport {
       }
 
       const { text } = response;
+      // The address the service sees this client from, which it echoes on every answer.
+      this.remoteAddress = response.header("x-rate-limit-request-remote-addr") ?? this.remoteAddress;
       if (response.status !== 429) reached = true;
       const durationMs = Date.now() - started;
       if (response.status >= 200 && response.status < 300) {

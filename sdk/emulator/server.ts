@@ -52,6 +52,13 @@ export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel, ra
   };
   const rawBody = (body: unknown): Uint8Array => (Buffer.isBuffer(body) ? body : Buffer.alloc(0));
 
+  // Like the service, every answer echoes the address the caller is seen from, so a client can
+  // tell whether an IP allowlist it is about to set still lets it in.
+  app.addHook("onSend", async (req, reply, payload) => {
+    reply.header("x-rate-limit-request-remote-addr", req.ip);
+    return payload;
+  });
+
   app.post<{ Params: { family: string; name: string } }>("/public/v1/:family/:name", (req, reply) => {
     const { family, name } = req.params;
     return send(reply, () => {

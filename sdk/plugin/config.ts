@@ -24,6 +24,12 @@ export const SETTINGS_DESCRIPTION: Readonly<Record<SettingName, { description: s
   maxRequestsPerSecond: {
     description: `Cap on the requests per second of the provider, all its resources together, below the rate the service advertises in its ratelimit-limit headers, which the provider always keeps to (default 0: no cap beyond the service's; env \`${SETTING_ENV.maxRequestsPerSecond}\`).`,
   },
+  allowLockout: {
+    description: `\`true\` for a deliberate hand-over: let the plan lock the deploying credentials out of the organization (an IP allowlist without the caller's address, deleting the key or user keyform runs as, a root quorum without its user). Default \`false\`: such a plan fails at preview (env \`${SETTING_ENV.allowLockout}\`).`,
+  },
+  journalDir: {
+    description: `Folder of the create journal that proves which objects this stack created (one folder per stack inside; default \`.keyform/journal\` in the project directory; env \`${SETTING_ENV.journalDir}\`). Keep it with the stack's state.`,
+  },
 };
 
 /** Keys the engine itself adds to a provider's inputs; they are not settings but are allowed. */
@@ -61,6 +67,8 @@ function problemWith(name: SettingName, value: unknown): string | undefined {
       return /^\d+$/.test(value.trim()) && Number(value) > 0 ? undefined : `keyform:${name} must be a positive whole number of milliseconds, not ${JSON.stringify(value)}`;
     case "maxRequestsPerSecond":
       return /^\d+(\.\d+)?$/.test(value.trim()) ? undefined : `keyform:maxRequestsPerSecond must be a number of requests per second (0 for no cap), not ${JSON.stringify(value)}`;
+    case "allowLockout":
+      return value === "true" || value === "false" ? undefined : `keyform:allowLockout must be true or false, not ${JSON.stringify(value)}`;
     case "apiPrivateKey":
       // Never echo the value: it is a secret.
       return HEX.test(value) && value.length === 64 ? undefined : "keyform:apiPrivateKey must be a private key of 64 hex digits";

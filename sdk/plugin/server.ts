@@ -163,7 +163,7 @@ export function providerService(version: string): grpc.UntypedServiceImplementat
       const handler = handlerOf(req);
       const olds = decode(req.getOlds());
       const news = decode(req.getNews());
-      const result = await handler.check(olds.values, news.values);
+      const result = await handler.check(olds.values, news.values, { urn: req.getUrn() });
       const failures = result.failures ?? [];
       return checkResponse(encode((result.inputs ?? news.values) as PropertyMap, news.secretKeys), failures);
     }),
@@ -189,7 +189,7 @@ export function providerService(version: string): grpc.UntypedServiceImplementat
     create: unary<provproto.CreateRequest, provproto.CreateResponse>(async (req) => {
       const handler = handlerOf(req);
       const inputs = decode(req.getProperties());
-      const result = await handler.create(inputs.values);
+      const result = await handler.create(inputs.values, { urn: req.getUrn() });
       const resp = new provproto.CreateResponse();
       resp.setId(result.id);
       resp.setProperties(encode((result.outs ?? {}) as PropertyMap, secretKeysOf(handler, inputs.secretKeys)));

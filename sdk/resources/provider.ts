@@ -16,6 +16,7 @@
  * wraps even a one-line provider in about 750 bytes of scaffolding.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { URN_INPUT } from "./runtime/plan-census";
 
 /**
  * The `__provider` module text of resource class `kind`, as the dynamic-provider host loads it:
@@ -63,7 +64,29 @@ export function dynamicResourceArguments(
   props: pulumi.Inputs,
   opts: pulumi.CustomResourceOptions | undefined,
 ): CustomResourceArguments {
-  return [`${DYNAMIC_TYPE_PREFIX}${kind}`, name, { ...props, __provider: providerCode(kind) }, dynamicResourceOptions(kind, name, opts)];
+  const type = `${DYNAMIC_TYPE_PREFIX}${kind}`;
+  return [type, name, { ...props, __provider: providerCode(kind), [URN_INPUT]: resourceUrn(type, name, opts?.parent) }, dynamicResourceOptions(kind, name, opts)];
+}
+
+/**
+ * The URN the engine gives resource `name` of `type` under `parent`: the dynamic-provider host
+ * passes no URN to the provider, so the resource hands its own over as a hidden input. With it,
+ * `check` tells two resources of a program apart (`plan-census.ts`).
+ */
+export function resourceUrn(type: string, name: string, parent: pulumi.Resource | undefined): pulumi.Input<string> {
+  const stack = pulumi.getStack();
+  const project = pulumi.getProject();
+  if (parent === undefined) return `urn:pulumi:${stack}::${project}::${type}::${name}`;
+  return parent.urn.apply((parentUrn) => childUrn(parentUrn, type, name));
+}
+
+/** A child's URN from its parent's: the parent's type chain (not the stack's) then the child's type. */
+export function childUrn(parentUrn: string, type: string, name: string): string {
+  const parts = parentUrn.split("::");
+  const parentType = parts[2] ?? "";
+  const prefix = parts.slice(0, 2).join("::");
+  const qualified = parentType === "pulumi:pulumi:Stack" ? type : `${parentType}$${type}`;
+  return `${prefix}::${qualified}::${name}`;
 }
 
 /**

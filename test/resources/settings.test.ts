@@ -4,9 +4,23 @@ import { MissingSettingError, requireSetting, resolveSettings, DEFAULT_BASE_URL,
 
 describe("resolveSettings", () => {
   it("defaults to the hosted service", () => {
-    expect(resolveSettings(undefined, {})).toEqual({ baseUrl: DEFAULT_BASE_URL, authProxyUrl: "https://authproxy.turnkey.com", timeoutMs: DEFAULT_TIMEOUT_MS, firstByteTimeoutMs: DEFAULT_FIRST_BYTE_TIMEOUT_MS, maxRequestsPerSecond: DEFAULT_MAX_REQUESTS_PER_SECOND });
+    expect(resolveSettings(undefined, {})).toEqual({
+      baseUrl: DEFAULT_BASE_URL,
+      authProxyUrl: "https://authproxy.turnkey.com",
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+      firstByteTimeoutMs: DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+      maxRequestsPerSecond: DEFAULT_MAX_REQUESTS_PER_SECOND,
+      allowLockout: false,
+      journalDir: ".keyform/journal",
+    });
     expect(DEFAULT_MAX_REQUESTS_PER_SECOND).toBe(0);
     expect(DEFAULT_FIRST_BYTE_TIMEOUT_MS).toBe(15_000);
+  });
+
+  it("allowLockout: true or false from keyform:allowLockout or KEYFORM_ALLOW_LOCKOUT; anything else names both", () => {
+    expect(resolveSettings((k) => (k === "keyform:allowLockout" ? "true" : undefined), {}).allowLockout).toBe(true);
+    expect(resolveSettings(undefined, { KEYFORM_ALLOW_LOCKOUT: "false" }).allowLockout).toBe(false);
+    expect(() => resolveSettings(undefined, { KEYFORM_ALLOW_LOCKOUT: "yes" })).toThrow(/"allowLockout" \(keyform:allowLockout or KEYFORM_ALLOW_LOCKOUT\) must be true or false/);
   });
 
   it("maxRequestsPerSecond: a non-negative number from keyform:maxRequestsPerSecond or KEYFORM_MAX_REQUESTS_PER_SECOND (0 = no limit); anything else names both", () => {

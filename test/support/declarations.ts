@@ -26,6 +26,8 @@ export interface Declaration {
  * (a short, lowercase, alphanumeric word), so several stacks can share one organization.
  * Every other API key declares its public key; the rest let keyform generate the pair (whose
  * private key exists only in the run that made it: a killed run's key is replaced, not adopted).
+ * Half of the keys expire; 20 keys of one user is the service's limit (10 of each), so a mix of
+ * more than 100 resources needs its keys spread over users (`userId`).
  */
 export function declarations(prefix: string, count: number, kinds: readonly Kind[], userId: string): Declaration[] {
   const out: Declaration[] = [];
@@ -40,9 +42,23 @@ export function declarations(prefix: string, count: number, kinds: readonly Kind
       case "Policy":
         out.push({ kind, name, key: id, args: { policyName: id, effect: "EFFECT_DENY", condition: `activity.type == '${id}'` } });
         break;
-      case "ApiKey":
-        out.push({ kind, name, key: id, args: { userId, apiKeyName: id, ...(Math.floor(i / kinds.length) % 2 === 0 ? { publicKey: generateApiKeyPair().publicKey } : {}) } });
+      case "ApiKey": {
+        const nth = Math.floor(i / kinds.length);
+        // Half of the keys expire: the service holds at most 10 long-lived and 10 expiring keys
+        // per user, and keyform's preview refuses a plan over that.
+        out.push({
+          kind,
+          name,
+          key: id,
+          args: {
+            userId,
+            apiKeyName: id,
+            ...(nth % 2 === 0 ? { publicKey: generateApiKeyPair().publicKey } : {}),
+            ...(Math.floor(nth / 2) % 2 === 1 ? { expirationSeconds: "31536000" } : {}),
+          },
+        });
         break;
+      }
       case "SmartContractInterface": {
         const address = `0x${Buffer.from(id).toString("hex").padStart(40, "0").slice(-40)}`;
         out.push({

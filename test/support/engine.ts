@@ -95,6 +95,8 @@ function createSandbox(envVars: Record<string, string> | undefined): Sandbox {
     PULUMI_HOME: home,
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    // keyform's create journal (which objects this stack created) lives and dies with the stack.
+    KEYFORM_JOURNAL_DIR: path.join(root, "journal"),
     // The engine finds its bundled plugins next to `pulumi`; having them on PATH too keeps any
     // ambient-plugin lookup on the same copies. bin/ holds this checkout's provider plugin
     // (pulumi-resource-keyform), which the engine finds on PATH.

@@ -32,6 +32,8 @@ export interface FaultCounts {
   faults: Record<Fault, number>;
   /** Requests received, by path (e.g. `/public/v1/submit/create_user_tag`). */
   byPath: Record<string, number>;
+  /** Faults injected, by path: which operations the faults hit (reads as well as writes). */
+  faultsByPath: Record<string, number>;
   /** Bytes of response bodies relayed to the client. */
   responseBytes: number;
   /** Answers relayed from the upstream, by HTTP status (e.g. the 429s of a rate-limited emulator). */
@@ -75,7 +77,7 @@ export function seededRandom(seed: number): () => number {
 }
 
 function emptyCounts(): FaultCounts {
-  return { requests: 0, relayed: 0, faults: { "429": 0, "503": 0, resetBefore: 0, resetAfter: 0 }, byPath: {}, responseBytes: 0, byStatus: {} };
+  return { requests: 0, relayed: 0, faults: { "429": 0, "503": 0, resetBefore: 0, resetAfter: 0 }, byPath: {}, faultsByPath: {}, responseBytes: 0, byStatus: {} };
 }
 
 /** Starts a proxy on a free loopback port. */
@@ -95,7 +97,10 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       counts.requests++;
       counts.byPath[path] = (counts.byPath[path] ?? 0) + 1;
       const fault = random() < rate ? faults[Math.floor(random() * faults.length)] : undefined;
-      if (fault !== undefined) counts.faults[fault]++;
+      if (fault !== undefined) {
+        counts.faults[fault]++;
+        counts.faultsByPath[path] = (counts.faultsByPath[path] ?? 0) + 1;
+      }
       if (fault === "429" || fault === "503") {
         const code = fault === "429" ? 8 : 14;
         res.writeHead(Number(fault), { "content-type": "application/json", "retry-after": "0" });

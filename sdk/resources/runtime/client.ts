@@ -51,6 +51,9 @@ export function sessionFor(settings: Settings, organizationId: string, purpose: 
       // A failed request fails the resource, and the whole `up` must run again: worth a few
       // more attempts than the client's default, all within the budget above.
       retry: { maxRetries: PROVIDER_RETRIES },
+      // Reads get the extra chances of writes: a delete that reads first (a User's reads the
+      // root quorum) must not be what fails a destroy through a flaky network.
+      recoverQueries: true,
       timeoutMs: Math.min(settings.timeoutMs, DEFAULT_ATTEMPT_TIMEOUT_MS),
       // A silent server fails within this, once; activity polling and consensus waits have
       // their own, longer budgets (each poll still has to start answering within it).

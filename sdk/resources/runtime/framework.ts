@@ -6,10 +6,13 @@
  * forces a replacement), `create` and `update` end with a read, `read` returns an empty id for
  * an object that is gone, `delete` of an object that is gone succeeds, and `importId` adopts
  * an existing object.
- * A create recognises the work of an earlier run that is not in state (a run killed mid-`up`,
- * a lost response, a consensus approval since) and adopts it instead of submitting again: by
- * the service's 409 on a unique name ({@link ResourceSpec.findExisting}), or by the activity
- * history ({@link ResourceSpec.createActivity}; when, see `earlier-work.ts`).
+ * A create recognises the work of an earlier run of its own stack that is not in state (a run
+ * killed mid-`up`, a lost response, a consensus approval since) by proof: with the resource's
+ * URN it journals the request's timestamp before sending it and sends the same bytes again
+ * later (`ownership.ts`); an object holding the name that the stack did not create fails the
+ * create. Without a URN (the handlers called outside an engine run) it adopts by the service's
+ * 409 on a unique name ({@link ResourceSpec.findExisting}), or by the activity history
+ * ({@link ResourceSpec.createActivity}; when, see `earlier-work.ts`).
  *
  * Each resource describes itself with a {@link ResourceSpec}; {@link makeHandler} turns it
  * into the object the thin provider in state delegates to.
@@ -24,8 +27,11 @@ import { claim, isClaimed, needsHistory, recentCreates } from "./earlier-work";
 import type { ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { consensusNeededMessage, explain, isNotFound, ProviderError } from "./errors";
-import { quietHostErrorEcho } from "./engine-log";
+import { quietHostErrorEcho, warnEngine } from "./engine-log";
 import { organizationMoveMessage } from "./organization-guard";
+import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
+import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
+import { entryForCreate, isStaleTimestamp, mayStillApply, notOwnedMessage, removeEntry, renewEntry, stampedSession } from "./ownership";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
 import { unknownKeysError, verifySettings } from "./verify";
 import { canonicalJson, compact, containsUnknown, isUnknown } from "./values";
@@ -183,12 +189,22 @@ export type HandlerDiffResult = dynamic.DiffResult & {
 export interface Handler {
   /** The spec the handler was built from: the source of the plugin's schema. */
   readonly spec: AnyResourceSpec;
-  check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.CheckResult>;
+  /** `context.urn`: the resource's URN when the caller knows it (the plugin); else the hidden input `__urn`. */
+  check(olds: Record<string, unknown>, news: Record<string, unknown>, context?: { urn?: string }): Promise<dynamic.CheckResult>;
   diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<HandlerDiffResult>;
-  create(inputs: Record<string, unknown>): Promise<dynamic.CreateResult>;
+  /** `context.urn`: the resource's URN when the caller knows it (the plugin); else the hidden input `__urn`. */
+  create(inputs: Record<string, unknown>, context?: { urn?: string }): Promise<dynamic.CreateResult>;
   read(id: string, props: Record<string, unknown>): Promise<dynamic.ReadResult>;
   update(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.UpdateResult>;
   delete(id: string, props: Record<string, unknown>): Promise<void>;
+}
+
+/** The prefix of the message a create prints when it adopts an earlier run's object (the GitOps runner lists them). */
+export const ADOPTED_PREFIX = "keyform: adopted";
+
+/** Says which object a create adopted instead of creating it again. */
+function adoptedMessage(kind: string, label: string, id: string, urn: string | undefined, how = "made by an earlier run that did not record it"): string {
+  return `${ADOPTED_PREFIX} ${kind} ${label} (${id}), ${how}${urn === undefined ? "" : ` [${urn}]`}`;
 }
 
 /** The default equality of {@link PropertyRule}. */
@@ -350,10 +366,103 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     return { id, live };
   }
 
+  /** The outputs of a created object, read back unless the create knew it; a failed read still hands back the id. */
+  async function finishCreate(s: Session, inputs: I, created: { id: string; carry?: Partial<O>; live?: L }, what: string): Promise<dynamic.CreateResult> {
+    try {
+      const live = created.live ?? (await readBack(s, created.id, inputs as unknown as Hint<I, O>, what));
+      return { id: created.id, outs: outputsOf(live, s.organizationId, undefined, carryWith(created.carry ?? {}, inputs)) };
+    } catch (error) {
+      // The object exists: hand its id back so it is recorded in state, not leaked.
+      const failure = explain(error, what) as Error & { id?: string; properties?: unknown; reasons?: string[] };
+      failure.id = created.id;
+      // `carry` is left out on purpose: it may hold a generated secret, and the outputs of a
+      // failed create are not covered by additionalSecretOutputs everywhere.
+      failure.properties = compact({ ...(inputs as Record<string, unknown>), [spec.idProperty]: created.id, organizationId: s.organizationId });
+      failure.reasons = [failure.message];
+      throw failure;
+    }
+  }
+
+  /**
+   * A create whose ownership is proven (ownership.ts): journaled before it is submitted, and
+   * submitted with the journaled timestamp, so a killed run's successor sends the same bytes and
+   * gets its own activity (and object) back. A 409 then means the name is held by an object this
+   * stack did not create: the create fails naming it and the importId that adopts it.
+   */
+  async function createOwned(s: Session, inputs: I, raw: Record<string, unknown>, urn: string, journalDir: string, what: string): Promise<dynamic.CreateResult> {
+    let created: { id: string; carry?: Partial<O>; live?: L };
+    try {
+      let { entry, replay } = entryForCreate(journalDir, urn, spec.kind, s.organizationId, raw);
+      try {
+        try {
+          created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
+        } catch (error) {
+          // The service holds no activity for the journaled bytes (it looks the fingerprint up
+          // first) and refuses a new one this old: the earlier run never got to send it.
+          if (!(replay && isStaleTimestamp(error))) throw error;
+          entry = renewEntry(journalDir, entry);
+          replay = false;
+          created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
+        }
+        if (replay) {
+          // The journaled request's object, unless it was deleted since (a destroy, then an
+          // up of the same inputs): then this is a new create under a new entry.
+          const live = await spec.fetch(s, created.id, inputs as unknown as Hint<I, O>);
+          if (live === undefined) {
+            entry = renewEntry(journalDir, entry);
+            replay = false;
+            created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
+          } else created = { ...created, live };
+        }
+      } catch (error) {
+        if (!mayStillApply(error)) removeEntry(journalDir, urn);
+        if (!(error instanceof ConflictError)) throw error;
+        const existing = await spec.findExisting?.(s, inputs);
+        if (existing === undefined) throw error;
+        throw new ProviderError(notOwnedMessage(what, spec.kind, existing.id, s.organizationId, error.serverMessage || error.message));
+      }
+      // The entry stays: the engine records this create in state after it returns, and a run
+      // killed in between must still find it. A later create of the URN checks it is not stale.
+      claim(spec.kind, s.organizationId, created.id);
+      // An earlier run of this stack journaled this create and did not record its outcome: the
+      // same request was sent again, and the service answered with that run's activity.
+      if (replay) await warnEngine(adoptedMessage(spec.kind, spec.label(inputs), created.id, urn, "its create was journaled by an earlier run of this stack"));
+    } catch (error) {
+      throw explain(error, what);
+    }
+    return finishCreate(s, inputs, created, what);
+  }
+
+  /** The census of the whole plan for one checked resource (only with a URN to tell resources apart). */
+  async function planFailures(olds: Record<string, unknown>, inputs: Record<string, unknown>, urn: string | undefined): Promise<CheckFailure[]> {
+    const settings = currentSettings();
+    const organizationId = (inputs.organizationId as string | undefined) ?? settings.organizationId;
+    if (organizationId === undefined || isUnknown(organizationId)) return [];
+    if (urn === undefined) {
+      if (engineRun === undefined) return [];
+      const what = `${spec.kind} ${spec.label(inputs as unknown as I)}: check`;
+      try {
+        return await lockoutFailures(spec.kind, session(settings, organizationId, what), inputs, settings);
+      } catch (error) {
+        throw explain(error, what);
+      }
+    }
+    const planned = { kind: spec.kind, urn, organizationId, inputs, olds: olds ?? {} };
+    const duplicates = duplicateFailures(planned);
+    if (duplicates.length > 0 || engineRun === undefined) return duplicates;
+    const what = `${spec.kind} ${spec.label(inputs as unknown as I)}: check`;
+    try {
+      const s = session(settings, organizationId, what);
+      return [...(await limitFailures(s, planned)), ...(await lockoutFailures(spec.kind, s, inputs, settings))];
+    } catch (error) {
+      throw explain(error, what);
+    }
+  }
+
   return {
     spec,
 
-    async check(_olds, news) {
+    async check(olds, news, context) {
       const inputs = spec.normalize(news);
       const base = news as Record<string, unknown>;
       const failures = dedupe([
@@ -368,6 +477,8 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         const organizationId = typeof base.organizationId === "string" && !isUnknown(base.organizationId) ? base.organizationId : undefined;
         await verifySettings(currentSettings(), organizationId);
       }
+      // The plan as a whole (plan-census.ts): names two resources share, limits the plan exceeds.
+      if (failures.length === 0) failures.push(...(await planFailures(olds, inputs as unknown as Record<string, unknown>, urnOf(base, context?.urn))));
       // State keeps the inputs as declared: defaults and canonical forms are applied again by
       // every diff, create and update, so storing them would only add bytes to each checkpoint.
       // The host turns the result into a protobuf Struct, which has no `undefined`.
@@ -399,6 +510,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         );
       }
       const changes = replaces.length > 0 || updates.length > 0;
+      if (replaces.length > 0) refuseOwnKeyReplace(spec.kind, id, olds, currentSettings());
       return {
         changes,
         replaces,
@@ -407,11 +519,12 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       };
     },
 
-    async create(raw) {
+    async create(raw, context) {
       const inputs = spec.normalize(raw);
       const settings = currentSettings();
       const what = `${spec.kind} ${spec.label(inputs)}: create`;
       const s = session(settings, inputs.organizationId, what);
+      const urn = urnOf(raw, context?.urn);
       if (inputs.importId !== undefined) {
         try {
           const { id, live } = await adopt(s, inputs, inputs.importId, what);
@@ -420,10 +533,15 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
           throw explain(error, what);
         }
       }
+      // With a URN, what this stack created is proven by its journal (ownership.ts), not inferred.
+      if (urn !== undefined) return createOwned(s, inputs, raw, urn, settings.journalDir, what);
       let created: { id: string; carry?: Partial<O>; live?: L };
       try {
         const adopted = await adoptEarlierActivity(s, inputs, what);
-        if (adopted !== undefined) return { id: adopted.id, outs: outputsOf(adopted.live, s.organizationId, undefined, carryWith({}, inputs)) };
+        if (adopted !== undefined) {
+          await warnEngine(adoptedMessage(spec.kind, spec.label(inputs), adopted.id, urnOf(raw, undefined)));
+          return { id: adopted.id, outs: outputsOf(adopted.live, s.organizationId, undefined, carryWith({}, inputs)) };
+        }
         try {
           // Batching hook: with a plural form, this create may travel with others of its kind.
           const batchCreate = spec.batch?.create;
@@ -438,6 +556,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
               ? ((await adoptEarlierActivity(s, inputs, what, true)) ?? (await adoptConflicting(s, inputs, error, what)))
               : undefined;
           if (found === undefined) throw error;
+          await warnEngine(adoptedMessage(spec.kind, spec.label(inputs), found.id, urnOf(raw, undefined)));
           return { id: found.id, outs: outputsOf(found.live, s.organizationId, undefined, carryWith({}, inputs)) };
         }
         claim(spec.kind, s.organizationId, created.id);
@@ -513,6 +632,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         // organization) would answer every delete "not found", which reads as already gone: the
         // objects would stay where they live and vanish from state.
         if (engineRun !== undefined) await verifySettings(currentSettings(), previous.organizationId);
+        await refuseOwnCredentialDelete(spec.kind, s, id, props, currentSettings());
         // Batching hook: with a plural form, this delete may travel with others of its kind.
         const batchRemove = spec.batch?.remove;
         if (batchRemove) await batched(`${spec.kind}:remove`, batchRemove, s, { id, props: previous }, () => spec.remove(s, id, previous));

@@ -16,6 +16,8 @@ export const SETTING_NAMES = [
   "timeoutMs",
   "firstByteTimeoutMs",
   "maxRequestsPerSecond",
+  "allowLockout",
+  "journalDir",
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
@@ -30,12 +32,17 @@ export const SETTING_ENV: Readonly<Record<SettingName, string>> = {
   timeoutMs: "KEYFORM_TIMEOUT_MS",
   firstByteTimeoutMs: "KEYFORM_FIRST_BYTE_TIMEOUT_MS",
   maxRequestsPerSecond: "KEYFORM_MAX_REQUESTS_PER_SECOND",
+  allowLockout: "KEYFORM_ALLOW_LOCKOUT",
+  journalDir: "KEYFORM_JOURNAL_DIR",
 };
 
 /** `keyform:<name>` and its environment variable, as messages name a setting. */
 export function settingLabel(name: SettingName): string {
   return `keyform:${name} (${SETTING_ENV[name]})`;
 }
+
+/** Default folder of the create journal (`ownership.ts`), relative to the provider's working directory. */
+export const DEFAULT_JOURNAL_DIR = ".keyform/journal";
 
 /** Default main API of the hosted service. */
 export const DEFAULT_BASE_URL = "https://api.turnkey.com";
@@ -77,6 +84,13 @@ export interface Settings {
   firstByteTimeoutMs: number;
   /** Cap on the requests per second of the provider process, below the service's advertised rate; 0 = no cap. */
   maxRequestsPerSecond: number;
+  /**
+   * A deliberate hand-over: let a plan lock the deploying credentials out of the organization
+   * (`lockout.ts`). Default false.
+   */
+  allowLockout: boolean;
+  /** Where creates in flight are journaled, per stack (`ownership.ts`); default `.keyform/journal`. */
+  journalDir: string;
 }
 
 /** Reads one raw config value by full key (`keyform:baseUrl`); undefined when unset. */
@@ -118,6 +132,8 @@ export function resolveSettings(config: ConfigLookup | undefined, env: NodeJS.Pr
     timeoutMs: parseTimeout(value("timeoutMs"), "timeoutMs", DEFAULT_TIMEOUT_MS),
     firstByteTimeoutMs: parseTimeout(value("firstByteTimeoutMs"), "firstByteTimeoutMs", DEFAULT_FIRST_BYTE_TIMEOUT_MS),
     maxRequestsPerSecond: parseRate(value("maxRequestsPerSecond")),
+    allowLockout: parseFlag("allowLockout", value("allowLockout")),
+    journalDir: value("journalDir") ?? DEFAULT_JOURNAL_DIR,
   };
 }
 
@@ -134,6 +150,16 @@ function parseTimeout(raw: string | undefined, name: "timeoutMs" | "firstByteTim
     );
   }
   return ms;
+}
+
+/**
+ * `true` or `false` (default false).
+ * @throws {RangeError} naming the config key and the variable when it is neither.
+ */
+function parseFlag(name: "allowLockout", raw: string | undefined): boolean {
+  if (raw === undefined) return false;
+  if (raw === "true" || raw === "false") return raw === "true";
+  throw new RangeError(`keyform: the setting "${name}" (keyform:${name} or ${SETTING_ENV[name]}) must be true or false, got ${JSON.stringify(raw)}`);
 }
 
 /**
@@ -155,7 +181,7 @@ function parseRate(raw: string | undefined): number {
  * Returns `settings[name]`, or throws naming the config key and the environment variable.
  * @throws {MissingSettingError} when the setting is unset.
  */
-export function requireSetting(settings: Settings, name: Exclude<SettingName, "timeoutMs" | "firstByteTimeoutMs" | "maxRequestsPerSecond">, purpose: string): string {
+export function requireSetting(settings: Settings, name: Exclude<SettingName, "timeoutMs" | "firstByteTimeoutMs" | "maxRequestsPerSecond" | "allowLockout" | "journalDir">, purpose: string): string {
   const value = settings[name];
   if (value === undefined) throw new MissingSettingError(name, purpose);
   return value;

@@ -1,0 +1,143 @@
+/**
+ * @module resources/runtime/lockout
+ * No self-lockout: a plan that would shut the credentials keyform deploys with out of the
+ * organization fails, naming the resource and the reason, unless the setting `allowLockout`
+ * says the hand-over is deliberate.
+ *
+ * - An IP allowlist that applies to the deploying key (the organization-level list while
+ *   enabled, or the key's own list) and leaves out the address the service sees this client
+ *   from: the service echoes that address on every answer (`x-rate-limit-request-remote-addr`).
+ *   When the service does not say, the list cannot be proved safe, and the plan fails saying so.
+ * - A root quorum that no longer holds the deploying user while it holds it today: keyform does
+ *   not prove that a policy lets the user in instead, so this fails as not proved.
+ * - Deleting, or replacing, the API key keyform signs with, or deleting the user it belongs to.
+ *
+ * The checks on IP allowlists and root quorums run at `check`, so preview fails. A delete of a
+ * resource removed from the program is planned by the engine without asking the provider, so
+ * the refusal to delete the deploying key or user comes at `up`, before the request is sent.
+ */
+import { BlockList, isIP } from "node:net";
+import type { CheckFailure } from "./check";
+import type { Session } from "./client";
+import { ProviderError } from "./errors";
+import { collections } from "./shared-reads";
+import type { Settings } from "./settings";
+import { containsUnknown } from "./values";
+
+const OPT_OUT = "set keyform:allowLockout (KEYFORM_ALLOW_LOCKOUT) to true for a deliberate hand-over";
+
+const sameKey = (a: unknown, b: unknown): boolean => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
+
+/** The address the service sees this client from: from the last answer, else one `whoami`. */
+export async function callerAddress(session: Session): Promise<string | undefined> {
+  if (session.client.remoteAddress === undefined) await session.client.callQuery("whoami", {});
+  return session.client.remoteAddress;
+}
+
+/** Whether `address` falls in one of the CIDR blocks (or single addresses) of `rules`. */
+export function allowedBy(rules: ReadonlyArray<{ cidr: string }>, address: string): boolean {
+  const bare = address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, "");
+  const family = isIP(bare) === 6 ? "ipv6" : "ipv4";
+  const list = new BlockList();
+  for (const { cidr } of rules) {
+    const [block, prefix] = cidr.split("/");
+    const blockFamily = isIP(block ?? "") === 6 ? "ipv6" : isIP(block ?? "") === 4 ? "ipv4" : undefined;
+    if (blockFamily === undefined) continue;
+    if (prefix === undefined) list.addAddress(block!, blockFamily);
+    else list.addSubnet(block!, Number(prefix), blockFamily);
+  }
+  return list.check(bare, family);
+}
+
+/** Per client: the user its key belongs to (a key never moves to another user). */
+const deployingUsers = new WeakMap<object, Promise<{ userId: string; userName: string } | undefined>>();
+
+/** The user the deploying API key belongs to, when the session can see it; read once per client. */
+function deployingUser(session: Session): Promise<{ userId: string; userName: string } | undefined> {
+  let found = deployingUsers.get(session.client);
+  if (found === undefined) {
+    found = collections.users(session).then(({ users }) => {
+      const user = users.find((u) => u.apiKeys.some((k) => sameKey(k.credential.publicKey, session.credentialPublicKey)));
+      return user === undefined ? undefined : { userId: user.userId, userName: user.userName };
+    });
+    found.catch(() => deployingUsers.delete(session.client));
+    deployingUsers.set(session.client, found);
+  }
+  return found;
+}
+
+/** Why the declared IP allowlist would lock the deploying key out, if it would. */
+async function allowlistLockout(session: Session, inputs: Record<string, unknown>): Promise<CheckFailure[]> {
+  const publicKey = inputs.publicKey;
+  const rules = inputs.rules;
+  if (containsUnknown(publicKey) || containsUnknown(rules) || !Array.isArray(rules)) return [];
+  const applies = publicKey === undefined ? inputs.enabled !== false : sameKey(publicKey, session.credentialPublicKey);
+  if (!applies) return [];
+  const which = publicKey === undefined ? "the organization-level IP allowlist" : "the IP allowlist of the API key keyform signs with";
+  const address = await callerAddress(session);
+  if (address === undefined) {
+    return [{ property: "rules", reason: `${which} cannot be proved to let keyform in: the service did not say which address it sees this client from (no x-rate-limit-request-remote-addr); ${OPT_OUT}` }];
+  }
+  if (allowedBy(rules as Array<{ cidr: string }>, address)) return [];
+  return [
+    {
+      property: "rules",
+      reason: `${which} leaves out ${address}, the address the service sees keyform's requests from: it would lock the deploying API key out of organization ${session.organizationId}. Add a rule for it, or ${OPT_OUT}`,
+    },
+  ];
+}
+
+/** Why the declared root quorum would shut the deploying user out, if it would. */
+async function rootQuorumLockout(session: Session, inputs: Record<string, unknown>): Promise<CheckFailure[]> {
+  const userIds = inputs.userIds;
+  if (containsUnknown(userIds) || !Array.isArray(userIds)) return [];
+  const user = await deployingUser(session);
+  if (user === undefined || userIds.includes(user.userId)) return [];
+  const { organizationData } = await collections.organization(session);
+  if (!(organizationData.rootQuorum?.userIds ?? []).includes(user.userId)) return [];
+  return [
+    {
+      property: "userIds",
+      reason:
+        `the root quorum leaves out user ${JSON.stringify(user.userName)} (${user.userId}), whom the deploying API key belongs to and who is in it today: ` +
+        `not proved that a policy lets the user in afterwards, so keyform could lose its way into organization ${session.organizationId}. Keep the user in userIds, or ${OPT_OUT}`,
+    },
+  ];
+}
+
+/** The lockout failures of one checked resource (none with `allowLockout`). */
+export async function lockoutFailures(kind: string, session: Session, inputs: Record<string, unknown>, settings: Settings): Promise<CheckFailure[]> {
+  if (settings.allowLockout) return [];
+  if (kind === "IpAllowlist") return allowlistLockout(session, inputs);
+  if (kind === "RootQuorum") return rootQuorumLockout(session, inputs);
+  return [];
+}
+
+/**
+ * Refuses to replace the API key keyform signs with (the replacement deletes it).
+ * @throws {ProviderError} naming the key.
+ */
+export function refuseOwnKeyReplace(kind: string, id: string, olds: Record<string, unknown>, settings: Settings): void {
+  if (settings.allowLockout || kind !== "ApiKey" || !sameKey(olds.publicKey, settings.apiPublicKey)) return;
+  throw new ProviderError(
+    `ApiKey ${id}: replacing it deletes the API key keyform signs with (keyform:apiPublicKey), which would lock this stack out; ` +
+      `sign with another key first, or ${OPT_OUT}`,
+  );
+}
+
+/**
+ * Refuses to delete the API key keyform signs with, or the user it belongs to.
+ * @throws {ProviderError} naming the object.
+ */
+export async function refuseOwnCredentialDelete(kind: string, session: Session, id: string, props: Record<string, unknown>, settings: Settings): Promise<void> {
+  if (settings.allowLockout) return;
+  if (kind === "ApiKey" && sameKey(props.publicKey, session.credentialPublicKey)) {
+    throw new ProviderError(`ApiKey ${id}: it is the API key keyform signs with (keyform:apiPublicKey); deleting it would lock this stack out. Sign with another key first, or ${OPT_OUT}`);
+  }
+  if (kind === "User") {
+    const user = await deployingUser(session);
+    if (user?.userId === id) {
+      throw new ProviderError(`User ${id}: the API key keyform signs with belongs to this user; deleting the user would lock this stack out. Sign with another user's key first, or ${OPT_OUT}`);
+    }
+  }
+}

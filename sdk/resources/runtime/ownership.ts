@@ -1,0 +1,161 @@
+/**
+ * @module resources/runtime/ownership
+ * Each stack owns what it created, proven rather than inferred from equal names and inputs.
+ *
+ * Before a create is submitted, a journal entry bound to the stack and the resource's URN
+ * records the `timestampMs` the request is stamped with (with the declared inputs it came
+ * from). The service makes a byte-identical submit idempotent (the fingerprint is the SHA-256
+ * of the exact body), so a killed run's successor, finding the entry for the same URN and the
+ * same inputs, submits the same body again and gets back its own activity: the object that
+ * activity made is this stack's (while it exists; one deleted since makes the create a new one,
+ * under a new entry). The entry stays after a create succeeds, because the engine records the
+ * create in state only after the provider answers, and a run killed in between must still find
+ * it; a create that failed for good removes it.
+ *
+ * Without such proof an object holding the declared name is not this stack's: another stack's,
+ * or made by hand. The framework then fails the create naming the object, its id, and the
+ * `importId` that adopts it deliberately, instead of taking it over.
+ *
+ * Where: `<journalDir>/<stack>/<sha256 of the URN>.json`, `journalDir` being the setting
+ * `keyform:journalDir` (`KEYFORM_JOURNAL_DIR`), default `.keyform/journal` in the directory the
+ * provider runs in (the Pulumi project's). A pipeline that runs each `up` on a fresh machine
+ * keeps that folder with the stack's state (a cache, or a shared volume).
+ */
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import {
+  ActivityPollTimeoutError,
+  AuthenticatorsNeededError,
+  BadRequestError,
+  ConnectionError,
+  ConsensusNeededError,
+  SubmitOutcomeUnknownError,
+  TimeoutError,
+} from "../../client/errors";
+import { operations } from "../../wire/registry";
+import type { Session } from "./client";
+import { canonicalJson } from "./values";
+
+/** One create in flight. */
+export interface JournalEntry {
+  readonly urn: string;
+  readonly kind: string;
+  readonly organizationId: string;
+  /** SHA-256 of the canonical declared inputs: a replay only stands for the same inputs. */
+  readonly inputsKey: string;
+  /** The timestamp every activity of this create is stamped with. */
+  readonly timestampMs: string;
+}
+
+/** The stack a URN belongs to (`urn:pulumi:<stack>::...`). */
+export function stackOfUrn(urn: string): string {
+  return urn.slice("urn:pulumi:".length).split("::")[0] ?? "unknown";
+}
+
+function entryPath(journalDir: string, urn: string): string {
+  const stack = stackOfUrn(urn).replace(/[^A-Za-z0-9._-]/g, "_");
+  return path.join(journalDir, stack, `${createHash("sha256").update(urn).digest("hex")}.json`);
+}
+
+/** The key of declared inputs (the hidden URN input left out). */
+export function inputsKeyOf(inputs: Record<string, unknown>): string {
+  const { __urn: _urn, __provider: _provider, ...rest } = inputs;
+  return createHash("sha256").update(canonicalJson(rest)).digest("hex");
+}
+
+/** The entry recorded for `urn`, if any (an unreadable one counts as none). */
+export function readEntry(journalDir: string, urn: string): JournalEntry | undefined {
+  try {
+    const entry = JSON.parse(fs.readFileSync(entryPath(journalDir, urn), "utf8")) as JournalEntry;
+    return entry.urn === urn ? entry : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Records `entry` durably (written, flushed, then renamed into place) before the submit. */
+export function writeEntry(journalDir: string, entry: JournalEntry): void {
+  const file = entryPath(journalDir, entry.urn);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  const fd = fs.openSync(temporary, "w");
+  try {
+    fs.writeSync(fd, JSON.stringify(entry));
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temporary, file);
+}
+
+/** Removes the entry of `urn` (the create ended). */
+export function removeEntry(journalDir: string, urn: string): void {
+  fs.rmSync(entryPath(journalDir, urn), { force: true });
+}
+
+/**
+ * The entry a create of `urn` with `inputs` submits under: the recorded one when it stands for
+ * the same inputs (a replay), else a new one, written before anything is sent.
+ */
+export function entryForCreate(journalDir: string, urn: string, kind: string, organizationId: string, inputs: Record<string, unknown>): { entry: JournalEntry; replay: boolean } {
+  const inputsKey = inputsKeyOf(inputs);
+  const recorded = readEntry(journalDir, urn);
+  if (recorded !== undefined && recorded.inputsKey === inputsKey && recorded.organizationId === organizationId) return { entry: recorded, replay: true };
+  const entry: JournalEntry = { urn, kind, organizationId, inputsKey, timestampMs: String(Date.now()) };
+  writeEntry(journalDir, entry);
+  return { entry, replay: false };
+}
+
+/** A new entry for the same create (a new timestamp), written before anything is sent. */
+export function renewEntry(journalDir: string, entry: JournalEntry): JournalEntry {
+  const renewed = { ...entry, timestampMs: String(Math.max(Date.now(), Number(entry.timestampMs) + 1)) };
+  writeEntry(journalDir, renewed);
+  return renewed;
+}
+
+const activityNames = new Set(Object.entries(operations).filter(([, def]) => (def as { kind: string }).kind === "activity").map(([name]) => name));
+
+/**
+ * `session` with a client whose activity submits are stamped with `timestampMs`: the create
+ * sends the same bytes as the journaled one, so the service answers with the same activity.
+ */
+export function stampedSession(session: Session, timestampMs: string): Session {
+  const client = new Proxy(session.client, {
+    get(target, property, receiver) {
+      if (typeof property === "string" && activityNames.has(property)) {
+        return (parameters: unknown, options?: Record<string, unknown>) =>
+          (target.callActivity as (n: string, p: unknown, o?: unknown) => Promise<unknown>).call(target, property, parameters, { ...(options ?? {}), timestampMs });
+      }
+      if (property === "callActivity" || property === "submitActivity") {
+        return (name: string, parameters: unknown, options?: Record<string, unknown>) =>
+          (target[property] as (n: string, p: unknown, o?: unknown) => Promise<unknown>).call(target, name, parameters, { ...(options ?? {}), timestampMs });
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { ...session, client };
+}
+
+/** The message of a create whose declared name is held by an object this stack did not create. */
+export function notOwnedMessage(what: string, kind: string, id: string, organizationId: string, conflict: string): string {
+  return (
+    `${what}: the service refused it (HTTP 409: ${conflict}); the existing ${kind} "${id}" in organization ${organizationId} holds the declared name, ` +
+    `and this stack did not create it (another stack's, or made by hand). To manage it with this resource, set importId: "${id}"; otherwise choose another name.`
+  );
+}
+
+/**
+ * Whether a create that failed with `error` may still make (or have made) its object: the
+ * outcome is unknown, or the activity waits for approvals. Its entry is kept so that the next
+ * run gets that activity back; after any other failure the entry is removed.
+ */
+export function mayStillApply(error: unknown): boolean {
+  return [SubmitOutcomeUnknownError, ConsensusNeededError, AuthenticatorsNeededError, ActivityPollTimeoutError, ConnectionError, TimeoutError].some((type) => error instanceof type);
+}
+
+/** Whether the service refused a submit because its `timestampMs` is too far from its clock. */
+export function isStaleTimestamp(error: unknown): boolean {
+  return error instanceof BadRequestError && /timestampMs/.test(error.message);
+}

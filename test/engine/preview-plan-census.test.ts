@@ -1,0 +1,110 @@
+/**
+ * Preview refuses what `up` would, on the real engine against the emulator, on the TypeScript
+ * path (dynamic providers) and the YAML path (the provider plugin): two resources of one
+ * program with the same unique name, and a plan over the service's limit of 100 user tags per
+ * organization. Each fails the preview naming the resources (or the count and the objects);
+ * the organization is read back with the official client afterwards.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { ApiKeyStamper as TurnkeyApiKeyStamper } from "@turnkey/api-key-stamper";
+import { TurnkeyClient } from "@turnkey/http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWorkDirStack, pulumiBinDir, type TestStack } from "../support/engine";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { commandOutcome } from "./fail-closed-support";
+import { settingsConfig } from "./plugin-support";
+
+const FIXTURE = path.join(__dirname, "fixtures", "reconcile-project");
+const TIMEOUT = 600_000;
+
+let emu: TestEmulator;
+let work: string;
+let official: TurnkeyClient;
+
+beforeAll(async () => {
+  pulumiBinDir();
+  emu = await startTestEmulator();
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-plan-census-"));
+  const b = emu.emulator.bootstrap;
+  official = new TurnkeyClient({ baseUrl: emu.emulator.url }, new TurnkeyApiKeyStamper({ apiPublicKey: b.apiPublicKey, apiPrivateKey: b.apiPrivateKey }));
+});
+
+afterAll(async () => {
+  await emu?.stop();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+/** Resources to declare: resource name → user tag name. */
+type Tags = Array<[resource: string, tagName: string]>;
+
+async function typescriptStack(tags: Tags): Promise<TestStack> {
+  const file = path.join(work, `ts-${Date.now()}.json`);
+  fs.writeFileSync(file, JSON.stringify(tags.map(([name, userTagName]) => ({ kind: "UserTag", name, args: { userTagName } }))));
+  const b = emu.emulator.bootstrap;
+  return createWorkDirStack({
+    workDir: FIXTURE,
+    envVars: {
+      KEYFORM_BASE_URL: emu.emulator.url,
+      KEYFORM_ORGANIZATION_ID: b.organizationId,
+      KEYFORM_API_PUBLIC_KEY: b.apiPublicKey,
+      KEYFORM_API_PRIVATE_KEY: b.apiPrivateKey,
+    },
+    config: { "reconcile-project:declarations": file },
+  });
+}
+
+async function yamlStack(tags: Tags): Promise<TestStack> {
+  const dir = fs.mkdtempSync(path.join(work, "yaml-"));
+  const lines = ["name: kf-plan-census", "runtime: yaml", "resources:"];
+  for (const [name, userTagName] of tags) lines.push(`  ${name}:`, "    type: keyform:index:UserTag", "    properties:", `      userTagName: ${userTagName}`);
+  fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `${lines.join("\n")}\n`);
+  return createWorkDirStack({ workDir: dir, config: settingsConfig(emu) });
+}
+
+async function tagNames(): Promise<string[]> {
+  const { userTags } = await official.listUserTags({ organizationId: emu.emulator.bootstrap.organizationId });
+  return userTags.map((t) => t.tagName);
+}
+
+describe.each([
+  { path: "TypeScript", make: typescriptStack, prefix: "ts" },
+  { path: "YAML", make: yamlStack, prefix: "yaml" },
+])("preview refuses what up would: $path", ({ make, prefix }) => {
+  it("two resources with the same user tag name: preview and up fail naming both; no second tag", { timeout: TIMEOUT }, async () => {
+    const name = `${prefix}-dup`;
+    const { stack, cleanup } = await make([
+      ["first", name],
+      ["other", `${prefix}-other`],
+      ["second", name],
+    ]);
+    try {
+      const preview = await commandOutcome(stack.preview());
+      expect(preview.exitCode).not.toBe(0);
+      expect(preview.output).toMatch(new RegExp(`"${name}" is declared by 2 UserTag resources of this program \\("first", "second"\\)`));
+      expect(await tagNames()).not.toContain(name);
+      const up = await commandOutcome(stack.up());
+      expect(up.exitCode).not.toBe(0);
+      expect(up.output).toMatch(/is declared by 2 UserTag resources/);
+      expect((await tagNames()).filter((n) => n === name).length).toBeLessThanOrEqual(1);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it("101 user tags: preview fails with the count and the declared objects; nothing is created", { timeout: TIMEOUT }, async () => {
+    const existing = (await tagNames()).length;
+    const tags: Tags = Array.from({ length: 101 - existing }, (_, i) => [`t${i}`, `${prefix}-many-${i}`]);
+    const { stack, cleanup } = await make(tags);
+    try {
+      const preview = await commandOutcome(stack.preview());
+      expect(preview.exitCode).not.toBe(0);
+      expect(preview.output).toMatch(/this plan would hold 101 user tags \(organization\) in organization .*; the service allows 100/);
+      expect(preview.output).toMatch(new RegExp(`${101 - existing} are declared by this program \\("${prefix}-many-`));
+      expect((await tagNames()).filter((n) => n.startsWith(`${prefix}-many-`))).toEqual([]);
+    } finally {
+      await cleanup();
+    }
+  });
+});

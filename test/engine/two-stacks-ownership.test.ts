@@ -1,0 +1,153 @@
+/**
+ * Each stack owns what it created, on the real engine against the emulator in its own process:
+ * two stacks of the same program on one organization, `up` at the same time. They declare
+ * objects of their own, objects with the same name and the same inputs, and objects with the
+ * same name and different inputs.
+ *
+ * - No object is taken over by the other stack: the two states share no id, every shared name
+ *   exists once, and the stack that did not create it fails naming the object, its id, that
+ *   this stack did not create it, and the importId that would adopt it.
+ * - Invitations (no unique name) are each stack's own: one per stack.
+ * - `destroy` of one stack leaves every object of the other in place (read back with the
+ *   official client), and the other's next preview says exactly what is so: its objects
+ *   unchanged, the names it could not take created.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { ApiKeyStamper as TurnkeyApiKeyStamper } from "@turnkey/api-key-stamper";
+import { TurnkeyClient } from "@turnkey/http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process";
+import { createWorkDirStack, pulumiBinDir, type TestStack } from "../support/engine";
+import { keyformResources } from "../resources/harness/engine-harness";
+
+const FIXTURE = path.join(__dirname, "fixtures", "reconcile-project");
+const TIMEOUT = 900_000;
+
+let work: string;
+let emu: EmulatorProcess;
+let official: TurnkeyClient;
+
+beforeAll(async () => {
+  pulumiBinDir();
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-two-stacks-"));
+  emu = await startEmulatorProcess(path.join(work, "emulator"));
+  const b = emu.bootstrap;
+  official = new TurnkeyClient({ baseUrl: emu.url }, new TurnkeyApiKeyStamper({ apiPublicKey: b.apiPublicKey, apiPrivateKey: b.apiPrivateKey }));
+});
+
+afterAll(async () => {
+  await emu?.kill();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+interface Declared {
+  kind: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+function declarations(own: string, userId: string): Declared[] {
+  const tag = (name: string, userTagName: string): Declared => ({ kind: "UserTag", name, args: { userTagName } });
+  return [
+    ...Array.from({ length: 4 }, (_, i) => tag(`own${i}`, `${own}-${i}`)),
+    // Same name, same inputs in both stacks.
+    ...Array.from({ length: 4 }, (_, i) => tag(`same${i}`, `shared-same-${i}`)),
+    // Same name, different inputs.
+    ...Array.from({ length: 3 }, (_, i): Declared => ({
+      kind: "Policy",
+      name: `diff${i}`,
+      args: { policyName: `shared-diff-${i}`, effect: "EFFECT_DENY", condition: `activity.type == '${own}-${i}'` },
+    })),
+    {
+      kind: "Invitation",
+      name: "invite",
+      args: { receiverUserName: "shared-invitee", receiverUserEmail: "shared-invitee@example.com", accessType: "ACCESS_TYPE_API", senderUserId: userId },
+    },
+  ];
+}
+
+async function stackOf(own: string): Promise<{ handle: TestStack; declared: Declared[] }> {
+  const b = emu.bootstrap;
+  const declared = declarations(own, b.userId);
+  const file = path.join(work, `${own}.json`);
+  fs.writeFileSync(file, JSON.stringify(declared));
+  const handle = await createWorkDirStack({
+    workDir: FIXTURE,
+    envVars: {
+      KEYFORM_BASE_URL: emu.url,
+      KEYFORM_ORGANIZATION_ID: b.organizationId,
+      KEYFORM_API_PUBLIC_KEY: b.apiPublicKey,
+      KEYFORM_API_PRIVATE_KEY: b.apiPrivateKey,
+    },
+    config: { "reconcile-project:declarations": file },
+  });
+  return { handle, declared };
+}
+
+async function outcome(run: Promise<unknown>): Promise<string> {
+  try {
+    await run;
+    return "";
+  } catch (error) {
+    return String(error);
+  }
+}
+
+/** Every object of the organization by id (user tags, policies, invitations), read with the official client. */
+async function liveIds(): Promise<Map<string, string>> {
+  const organizationId = emu.bootstrap.organizationId;
+  const { userTags } = await official.listUserTags({ organizationId });
+  const { policies } = await official.getPolicies({ organizationId });
+  const { organizationData } = await official.getOrganization({ organizationId });
+  const ids = new Map<string, string>();
+  for (const t of userTags) ids.set(t.tagId, t.tagName);
+  for (const p of policies) ids.set(p.policyId, p.policyName);
+  for (const i of organizationData.invitations ?? []) if (i.status !== "INVITATION_STATUS_REVOKED") ids.set(i.invitationId, i.receiverEmail);
+  return ids;
+}
+
+describe("two stacks on one organization", () => {
+  it("concurrent ups take nothing of each other's; destroy of one leaves the other's objects and a true preview", { timeout: TIMEOUT }, async () => {
+    const a = await stackOf("alpha");
+    const b = await stackOf("beta");
+    try {
+      const [failureA, failureB] = await Promise.all([outcome(a.handle.stack.up()), outcome(b.handle.stack.up())]);
+      const stateA = await keyformResources(a.handle.stack);
+      const stateB = await keyformResources(b.handle.stack);
+      const idsA = new Set(stateA.map((r) => r.id));
+      const idsB = new Set(stateB.map((r) => r.id));
+      console.log(`[two-stacks] alpha holds ${idsA.size}, beta holds ${idsB.size}`);
+
+      // Nothing shared: neither state records an object of the other.
+      expect([...idsA].filter((id) => idsB.has(id))).toEqual([]);
+      const live = await liveIds();
+      const names = [...live.values()];
+      for (const name of [...Array.from({ length: 4 }, (_, i) => `shared-same-${i}`), ...Array.from({ length: 3 }, (_, i) => `shared-diff-${i}`)]) {
+        expect(names.filter((n) => n === name), name).toHaveLength(1);
+      }
+      // Each stack has its own invitation.
+      expect(names.filter((n) => n === "shared-invitee@example.com")).toHaveLength(2);
+      // Every shared name went to one stack; the other failed naming it and the importId.
+      expect(stateA.length + stateB.length).toBe(2 * 4 + 7 + 2);
+      const failures = failureA + failureB;
+      expect(failures).toMatch(/this stack did not create it \(another stack's, or made by hand\)\. To manage it with this resource, set importId: "[^"]+"/);
+
+      await a.handle.stack.destroy();
+      const after = await liveIds();
+      for (const id of idsB) expect(after.has(id), `beta's ${id}`).toBe(true);
+      for (const id of idsA) expect(after.has(id), `alpha's ${id}`).toBe(false);
+
+      const preview = await b.handle.stack.preview();
+      // Beta's objects are there as recorded; the names alpha held are free again and planned.
+      expect(preview.changeSummary.same ?? 0).toBe(idsB.size + 1);
+      expect(preview.changeSummary.create ?? 0).toBe(b.declared.length - idsB.size);
+      expect(preview.changeSummary.delete ?? 0).toBe(0);
+    } finally {
+      await b.handle.stack.destroy().catch(() => undefined);
+      await a.handle.cleanup();
+      await b.handle.cleanup();
+    }
+  });
+});
