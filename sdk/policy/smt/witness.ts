@@ -86,9 +86,22 @@ export function requiredParameters(type: string): Record<string, unknown> {
   const info = activityTypeInfo(type);
   if (!info) return {};
   const out: Record<string, unknown> = {};
+  for (const field of REQUEST_ONLY_FIELDS[type]?.split(" ") ?? []) out[camel(field)] = sampleByName(field);
   for (const [field, required] of Object.entries(info.params)) if (required) out[camel(field)] = sampleByName(field);
   return out;
 }
+
+/**
+ * Required request fields of the service's activities that keyform does not send itself and that
+ * a policy cannot read (the catalog lists only what `activity.params` shows a condition): without
+ * them a witness could not be submitted.
+ */
+const REQUEST_ONLY_FIELDS: Readonly<Record<string, string>> = {
+  ACTIVITY_TYPE_SIGN_TRANSACTION_V2: "sign_with unsigned_transaction",
+  ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2: "sign_with payload",
+  ACTIVITY_TYPE_SIGN_RAW_PAYLOADS: "sign_with payloads",
+  ACTIVITY_TYPE_EXPORT_WALLET: "wallet_id target_public_key",
+};
 
 /** `snake_case` → `camelCase` at the top level (conditions read params in snake_case; clients send camelCase). */
 export function camelCaseKey(key: string): string {
