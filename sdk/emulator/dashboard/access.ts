@@ -83,15 +83,19 @@ async function computeMatrix(
     users.length === 0 || !policies.some((p) => p.effect === "EFFECT_ALLOW")
       ? undefined
       : await diffPolicies([], policies, { users: users.map((u) => ({ id: u.id, tags: u.tags, email: u.email, alias: u.name })) });
-  const cells: AccessCell[][] = rows.map(() => kinds.map((): AccessCell => (diff?.truncated ? "not proved" : "refused")));
+  // "Refused" is a claim for every request: only a proved diff makes it; otherwise a kind with no
+  // replayed witness is "not proved" (the clauses the prover could not encode are listed).
+  const unproved = diff !== undefined && (diff.truncated || !diff.proved);
+  const cells: AccessCell[][] = rows.map(() => kinds.map((): AccessCell => (unproved ? "not proved" : "refused")));
   const notes: Record<string, string> = {};
   const rank: Record<AccessCell, number> = { refused: 0, "not proved": 1, "with approvers": 2, alone: 3, "root quorum": 4 };
-  const userIndex = new Map(rows.map((row, i) => [row.id, i]));
+  // The diff names users as its table does (alias, then email, then id); user names are unique in an organization.
+  const userIndex = new Map(users.map((u, i) => [u.name || u.email || u.id, i]));
   for (const change of diff?.changes ?? []) {
     if (change.direction !== "gains") continue;
     const value: AccessCell = !change.confirmed ? "not proved" : change.how === "alone" ? "alone" : "with approvers";
-    for (const userId of change.users) {
-      const u = userIndex.get(userId);
+    for (const userName of change.users) {
+      const u = userIndex.get(userName);
       if (u === undefined) continue;
       for (const kind of change.kinds) {
         const k = kindIndex.get(kind);
@@ -124,7 +128,8 @@ async function computeMatrix(
   rows.forEach((row, u) => {
     if (row.standing !== "quorum member") return;
     kinds.forEach((kind, k) => {
-      if (cells[u]![k] === "refused" || ROOT_QUORUM_ONLY_KINDS.has(kind)) {
+      // With the quorum's approvals a member can do anything, whatever the policies say.
+      if (cells[u]![k] === "refused" || cells[u]![k] === "not proved" || ROOT_QUORUM_ONLY_KINDS.has(kind)) {
         cells[u]![k] = "with approvers";
         notes[`${u},${k}`] = `waits for the root quorum (${quorum.threshold} approvals)`;
       }
