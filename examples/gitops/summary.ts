@@ -6,6 +6,7 @@
  * here from the old and new inputs (or, for a refresh, the old and new outputs) of each step.
  */
 import type { EngineEvent, OpType, StepEventMetadata } from "@pulumi/pulumi/automation";
+import { URN_INPUT } from "../../sdk/resources/runtime/plan-census";
 
 export type ChangeKind = "create" | "update" | "replace" | "delete" | "drift";
 
@@ -52,11 +53,11 @@ const STEP_KINDS: Partial<Record<OpType, ChangeKind>> = {
 
 /**
  * Properties that are never a user's change: what the engine or the dynamic provider machinery
- * adds, and `organizationId`, which a refresh records among the inputs while the program
+ * adds (the provider code, the URN a dynamic resource passes to the plan census), and `organizationId`, which a refresh records among the inputs while the program
  * usually leaves it unset; a real change of organization fails the plan (the organization
  * guard), so it never shows up as a change that runs.
  */
-const INTERNAL_KEYS = new Set(["__provider", "__inputs", "organizationId"]);
+const INTERNAL_KEYS = new Set(["__provider", "__inputs", URN_INPUT, "organizationId"]);
 
 function changedFields(before: Record<string, unknown> = {}, after: Record<string, unknown> = {}): string[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
