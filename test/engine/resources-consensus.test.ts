@@ -64,10 +64,11 @@ describe("UserTag under consensus", () => {
       expect(await named()).toEqual([]);
       expect((await createTagActivities()).map((a) => a.id)).toEqual([activityId]);
 
-      // Before the approval: the same activity is reported again, and nothing new is submitted.
+      // Before the approval: the create resends the bytes its journal holds, so the service answers
+      // with the same activity, which is reported again; nothing new is submitted.
       const again = String(await stack.up().then(() => "up succeeded", (e: Error) => e));
       expect(details.exec(again)?.slice(1), again).toEqual([activityId, fingerprint]);
-      expect(again).toMatch(/submitted by an earlier run with the same parameters; no new activity was submitted/);
+      expect(again).toMatch(/UserTag "needs-approval": create: the activity needs consensus approval/);
       expect((await createTagActivities()).map((a) => a.id)).toEqual([activityId]);
       expect(await stateOf(stack, "tag")).toBeUndefined();
 
