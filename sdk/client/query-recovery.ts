@@ -11,15 +11,20 @@
  * as writes.
  */
 import { isRetryableStatus, sleep } from "./retry";
-import { ApiError, ConnectionError, TimeoutError } from "./errors";
+import { ApiError, ConnectionError, FirstByteTimeoutError, TimeoutError } from "./errors";
 
 /** Extra calls (each with the transport's retries) after the transport's own retries gave up. */
 export const QUERY_RECOVERY_CALLS = 2;
 /** Pause before each extra call, in ms (doubled each time). */
 export const QUERY_RECOVERY_PAUSE_MS = 500;
 
-/** True when a call ended without an answer: a network failure, a timeout, or retries on 429/5xx used up. */
+/**
+ * True when a call ended without an answer: a network failure, a timeout, or retries on 429/5xx
+ * used up. Not a server that never sent a first byte: `firstByteTimeoutMs` is there to fail such a
+ * run once, and asking again would multiply it (the transport does not retry it either).
+ */
 export function endedWithoutAnswer(error: unknown): boolean {
+  if (error instanceof FirstByteTimeoutError) return false;
   if (error instanceof ConnectionError || error instanceof TimeoutError) return true;
   return error instanceof ApiError && isRetryableStatus(error.status);
 }

@@ -9,6 +9,8 @@
  */
 import { DOCUMENTED_ROOT_QUORUM_ONLY, documentedKinds, documentedParams } from "./documented";
 import { documentedType, type Type } from "./types";
+// A cycle (the catalog reads this module's facts), used only at call time, where it has resolved.
+import { activityTypeInfo } from "./catalog";
 
 /** Activities only the root quorum may run; no policy can grant them (docs "Root quorum activities"). */
 export const ROOT_QUORUM_ONLY_KINDS: ReadonlySet<string> = new Set(DOCUMENTED_ROOT_QUORUM_ONLY.map((type) => type.replace(/^ACTIVITY_TYPE_/, "")));
@@ -154,15 +156,19 @@ function withDefaults(value: unknown, type: Type): unknown {
 export const EMPTY_WHEN_OMITTED: ReadonlySet<string> = new Set(["session_profile_id"]);
 
 /**
- * The `activity.params` a policy reads for an activity of `type`: the documented fields only.
+ * The `activity.params` a policy reads for an activity of `type`: the documented fields only (of
+ * a type the catalog does not know, every field of the request).
  * `session_profile_id` left out reads as '' (the docs: "or an empty string when omitted"),
  * Spark values get their documented defaults, other missing fields stay missing (MissingField
  * when read).
  */
 export function policyParams(type: string, parameters: unknown): Record<string, unknown> {
+  const all = (snakeCaseKeys(parameters ?? {}) ?? {}) as Record<string, unknown>;
+  // A version the catalog does not know yet (the service adds versions): what it shows a policy is
+  // not documented, so it is taken to show what the request carries, as the prover models it.
+  if (activityTypeInfo(type) === undefined) return all;
   const fields = documentedParams.get(type);
   if (!fields) return {};
-  const all = (snakeCaseKeys(parameters ?? {}) ?? {}) as Record<string, unknown>;
   const params: Record<string, unknown> = {};
   for (const [name, text] of Object.entries(fields)) {
     const fieldType = documentedType(text);
