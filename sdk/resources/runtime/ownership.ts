@@ -95,6 +95,23 @@ export function removeEntry(journalDir: string, urn: string): void {
 }
 
 /**
+ * How far before now a create of `urn` dates its request: 0-999 ms, fixed per URN (and so per
+ * stack). Why: the service takes byte-identical bodies as one request (the fingerprint), and two
+ * stacks declaring the same object (an invitation has no unique name) that submit in the same
+ * millisecond would otherwise send identical bodies and share one object. With the offset they
+ * coincide only when their clocks differ by exactly the difference of their offsets; that makes
+ * it rare, not impossible, which the journal alone cannot rule out.
+ */
+function timestampOffsetMs(urn: string): number {
+  return createHash("sha256").update(urn).digest().readUInt16BE(0) % 1000;
+}
+
+/** A request timestamp for a create of `urn` that is not before `notBefore`. */
+function timestampFor(urn: string, notBefore = 0): string {
+  return String(Math.max(Date.now() - timestampOffsetMs(urn), notBefore));
+}
+
+/**
  * The entry a create of `urn` with `inputs` submits under: the recorded one when it stands for
  * the same inputs (a replay), else a new one, written before anything is sent.
  */
@@ -102,14 +119,14 @@ export function entryForCreate(journalDir: string, urn: string, kind: string, or
   const inputsKey = inputsKeyOf(inputs);
   const recorded = readEntry(journalDir, urn);
   if (recorded !== undefined && recorded.inputsKey === inputsKey && recorded.organizationId === organizationId) return { entry: recorded, replay: true };
-  const entry: JournalEntry = { urn, kind, organizationId, inputsKey, timestampMs: String(Date.now()) };
+  const entry: JournalEntry = { urn, kind, organizationId, inputsKey, timestampMs: timestampFor(urn) };
   writeEntry(journalDir, entry);
   return { entry, replay: false };
 }
 
 /** A new entry for the same create (a new timestamp), written before anything is sent. */
 export function renewEntry(journalDir: string, entry: JournalEntry): JournalEntry {
-  const renewed = { ...entry, timestampMs: String(Math.max(Date.now(), Number(entry.timestampMs) + 1)) };
+  const renewed = { ...entry, timestampMs: timestampFor(entry.urn, Number(entry.timestampMs) + 1) };
   writeEntry(journalDir, renewed);
   return renewed;
 }
