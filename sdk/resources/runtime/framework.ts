@@ -563,19 +563,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       } catch (error) {
         throw explain(error, what);
       }
-      try {
-        const live = created.live ?? (await readBack(s, created.id, inputs as unknown as Hint<I, O>, what));
-        return { id: created.id, outs: outputsOf(live, s.organizationId, undefined, carryWith(created.carry ?? {}, inputs)) };
-      } catch (error) {
-        // The object exists: hand its id back so it is recorded in state, not leaked.
-        const failure = explain(error, what) as Error & { id?: string; properties?: unknown; reasons?: string[] };
-        failure.id = created.id;
-        // `carry` is left out on purpose: it may hold a generated secret, and the outputs of a
-        // failed create are not covered by additionalSecretOutputs everywhere.
-        failure.properties = compact({ ...(inputs as Record<string, unknown>), [spec.idProperty]: created.id, organizationId: s.organizationId });
-        failure.reasons = [failure.message];
-        throw failure;
-      }
+      return finishCreate(s, inputs, created, what);
     },
 
     async read(id, props) {
