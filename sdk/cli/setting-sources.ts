@@ -5,7 +5,7 @@
  * otherwise leave the default in effect without a word. Mirrors `resolveSettings`, whose order
  * (config, then environment, then default) the providers use.
  */
-import { SETTING_ENV, SETTING_NAMES, type ConfigLookup, type SettingName } from "../resources/runtime/settings";
+import { distance, SETTING_ENV, SETTING_NAMES, type ConfigLookup, type SettingName } from "../resources/runtime/settings";
 
 /** Where a setting's value came from. */
 export type SettingOrigin =
@@ -50,19 +50,6 @@ export function describeOrigin(origin: SettingOrigin): string {
     case "not set":
       return "not set";
   }
-}
-
-/** Edit distance of two short strings. */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    row = next;
-  }
-  return row[b.length]!;
 }
 
 const fold = (variable: string) => variable.replace(/^KEYFORM_/, "").toLowerCase().replace(/[^a-z]/g, "");

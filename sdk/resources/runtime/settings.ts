@@ -188,7 +188,7 @@ export function requireSetting(settings: Settings, name: Exclude<SettingName, "t
 }
 
 /** Edit distance of two short strings (for "did you mean"). */
-function distance(a: string, b: string): number {
+export function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
