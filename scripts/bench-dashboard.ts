@@ -12,9 +12,9 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { ApiKeyStamper } from "../sdk/client/api-key-stamper";
+import { ApiKeyStamper } from "../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../sdk/client/client";
-import { generateApiKeyPair } from "../sdk/client/keys";
+import { generateApiKeyPair } from "../sdk/protocol/keys";
 import { startEmulator } from "../sdk/emulator";
 
 const API = "/_keyform/dashboard/api";

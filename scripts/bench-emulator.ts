@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
-import { ApiKeyStamper } from "../sdk/client/api-key-stamper";
+import { ApiKeyStamper } from "../sdk/protocol/api-key-stamper";
 import type { Bootstrap } from "../sdk/emulator/bootstrap";
 
 const QUERY_REQUESTS = 600;

@@ -10,9 +10,9 @@
  * last column is the pure-JS (noble) verifier alone, the fallback where OpenSSL lacks a curve.
  */
 import { performance } from "node:perf_hooks";
-import { ApiKeyStamper } from "../sdk/client/api-key-stamper";
-import { generateApiKeyPair } from "../sdk/client/keys";
-import { nobleVerifier, parsePublicKey, verifyStamp } from "../sdk/client/verify-stamp";
+import { ApiKeyStamper } from "../sdk/protocol/api-key-stamper";
+import { generateApiKeyPair } from "../sdk/protocol/keys";
+import { nobleVerifier, parsePublicKey, verifyStamp } from "../sdk/protocol/verify-stamp";
 import type { ApiKeyCurve } from "../sdk/wire/enums";
 
 const CURVES: ApiKeyCurve[] = ["API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519"];

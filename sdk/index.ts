@@ -18,9 +18,9 @@ export * from "./resources";
 export { KeyformClient, type KeyformClientOptions, type ActivityCallOptions, type SubmitActivityOptions, type QueryRequest } from "./client/client";
 export { AuthProxyClient, type AuthProxyClientOptions } from "./client/auth-proxy-client";
 export { decryptCredentialBundleToApiKey, sessionStamper, stamperFromCredentialBundle } from "./client/auth-helpers";
-export { ApiKeyStamper, type ApiKeyStamperOptions } from "./client/api-key-stamper";
-export type { Stamper, StampHeader } from "./client/stamper";
-export { generateApiKeyPair, publicKeyFromPrivateKey, type ApiKeyPair } from "./client/keys";
+export { ApiKeyStamper, type ApiKeyStamperOptions } from "./protocol/api-key-stamper";
+export type { Stamper, StampHeader } from "./protocol/stamper";
+export { generateApiKeyPair, publicKeyFromPrivateKey, type ApiKeyPair } from "./protocol/keys";
 export type { RetryOptions } from "./client/retry";
 export * from "./client/errors";
 export {

@@ -6,7 +6,7 @@
  * what, for the pull request comment.
  */
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
 import { diffPolicies, formatAccessDiffMarkdown, type PolicyRecord } from "../../sdk/policy";
 import { lockoutCheck } from "../../sdk/policy/smt/properties";

@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Command } from "commander";
-import { ApiKeyStamper } from "../client/api-key-stamper";
+import { ApiKeyStamper } from "../protocol/api-key-stamper";
 import { KeyformClient } from "../client/client";
 import { AuthenticationError, ConnectionError, KeyformError, NotFoundError, PermissionDeniedError, TimeoutError } from "../client/errors";
 import { resolveSettings, SETTING_ENV, SETTING_NAMES, unknownSettingProblem, type ConfigLookup, type Settings, type SettingName } from "../resources/runtime/settings";

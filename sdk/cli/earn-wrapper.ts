@@ -7,7 +7,7 @@
  * emulator the same starting point, through the service's own API, without any script.
  */
 import { InvalidArgumentError } from "commander";
-import { ApiKeyStamper } from "../client/api-key-stamper";
+import { ApiKeyStamper } from "../protocol/api-key-stamper";
 import { KeyformClient } from "../client/client";
 import type { Bootstrap } from "../emulator-contract";
 import { EarnChainCaip2 } from "../wire/enums";

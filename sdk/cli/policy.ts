@@ -29,7 +29,7 @@ import {
   type Simulation,
 } from "../policy";
 import { KeyformClient } from "../client/client";
-import { ApiKeyStamper } from "../client/api-key-stamper";
+import { ApiKeyStamper } from "../protocol/api-key-stamper";
 import { requireSetting, resolveSettings } from "../resources/runtime/settings";
 import { readBootstrap } from "./env";
 import { checkKeywordValues } from "../policy/keyword-values";

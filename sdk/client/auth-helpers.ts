@@ -26,9 +26,9 @@ import { decryptCredentialBundle } from "../crypto/bundles";
 import { base64UrlDecode, fromUtf8 } from "../crypto/encoding";
 import { parseSessionToken, type ParsedSession } from "../crypto/session-token";
 import type { ParamsOf } from "../wire/registry";
-import { ApiKeyStamper } from "./api-key-stamper";
-import { signClientMessage, type ClientSignature } from "./client-signature";
-import { publicKeyFromPrivateKey } from "./keys";
+import { ApiKeyStamper } from "../protocol/api-key-stamper";
+import { signClientMessage, type ClientSignature } from "../protocol/client-signature";
+import { publicKeyFromPrivateKey } from "../protocol/keys";
 
 export { verifyAppProof, APP_PROOF_SCHEME, type AppProof, type AppProofPayload } from "../crypto/app-proofs";
 export type { ParsedSession } from "../crypto/session-token";

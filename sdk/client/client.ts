@@ -27,7 +27,7 @@ import { paginateQuery, type PaginateOptions } from "./pagination";
 import type { RetryOptions } from "./retry";
 import { queryWithRecovery } from "./query-recovery";
 import type { Pacer } from "./service-pace";
-import type { Stamper } from "./stamper";
+import type { Stamper } from "../protocol/stamper";
 import { recoverSubmit, isUnknownOutcome } from "./submit-recovery";
 import { activityFingerprint, Transport, type ClientLogger } from "./transport";
 

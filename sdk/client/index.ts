@@ -1,13 +1,11 @@
 /**
  * @module client
- * The client layer: stamping and key handling, the request pipeline with retries and typed
+ * The client layer: the request pipeline with retries and typed
  * errors, activity polling, pagination, `KeyformClient` and `AuthProxyClient`.
  */
-export * from "./stamper";
-export * from "./keys";
-export * from "./api-key-stamper";
-export * from "./verify-stamp";
-export * from "./client-signature";
+// Stamps, keys and client signatures live in the protocol layer (below the client and the
+// emulator); keyform/client keeps exporting them.
+export * from "../protocol";
 export * from "./errors";
 export * from "./retry";
 export * from "./rate-limiter";

@@ -12,8 +12,8 @@
  * Requests go through a keep-alive `node:http`/`node:https` connection pool (`http-pool.ts`)
  * unless a `fetch` is given: no per-request fetch machinery, and connections are reused.
  */
-import { createHash } from "node:crypto";
 import type { z } from "zod";
+import { activityFingerprint } from "../protocol/fingerprint";
 import {
   ApiError,
   ConnectionError,
@@ -26,9 +26,12 @@ import {
 import { fetchPost, NoFirstByte, poolPost, TIMED_OUT, type HttpAnswer } from "./http-pool";
 import type { Pacer } from "./service-pace";
 import { backoffDelay, isRetryableStatus, parseRetryAfter, resolveRetryOptions, sleep, type ResolvedRetryOptions, type RetryOptions } from "./retry";
-import type { Stamper } from "./stamper";
+import type { Stamper } from "../protocol/stamper";
 
 /** Sent as `X-Client-Version` on every request. */
+/** Re-exported: the client's callers have always found it here. */
+export { activityFingerprint };
+
 export const CLIENT_VERSION = "keyform@0.1.0";
 
 /** Default per-attempt timeout. */
@@ -148,13 +151,6 @@ export interface TransportResponse<T> {
   fingerprint: string | undefined;
 }
 
-/**
- * `"sha256:" + hex(sha256(body))`, the activity fingerprint of an exact request body
- * (fact sheet 2).
- */
-export function activityFingerprint(body: string | Uint8Array): string {
-  return `sha256:${createHash("sha256").update(body).digest("hex")}`;
-}
 
 /**
  * Connection failures that happen before a byte of the request leaves: refused, unknown host,

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { randomUUID } from "node:crypto";
 import { p256 } from "@noble/curves/p256";
 import { bytesToHex } from "@noble/hashes/utils";
-import { generateApiKeyPair } from "../client/keys";
+import { generateApiKeyPair } from "../protocol/keys";
 import type { SignerKey } from "./handlers/types";
 import type { Store } from "./store";
 

@@ -17,7 +17,7 @@
  * Every failure is an {@link EmulatorError}; bad input never reaches a handler.
  */
 import { randomUUID } from "node:crypto";
-import { activityFingerprint } from "../client/transport";
+import { activityFingerprint } from "../protocol/fingerprint";
 import type { FastifyBaseLogger } from "fastify";
 import type { z } from "zod";
 import type { ActivityDef, AuthProxyDef, OperationDef } from "../wire/define";

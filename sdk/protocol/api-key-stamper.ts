@@ -1,5 +1,5 @@
 /**
- * @module client/api-key-stamper
+ * @module protocol/api-key-stamper
  * Signs request bodies with an API key and emits the `X-Stamp` header (fact sheet 1.1, 1.2).
  *
  * Header value: base64url without padding of the JSON text

@@ -1,5 +1,5 @@
 /**
- * @module client/client-signature
+ * @module protocol/client-signature
  * The spec's `clientSignature` object (spec 2.1), scheme `CLIENT_SIGNATURE_SCHEME_API_P256`:
  * proof that the holder of a P-256 key approved a message (sign-up, OTP login at the proxy).
  *

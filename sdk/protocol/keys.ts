@@ -1,5 +1,5 @@
 /**
- * @module client/keys
+ * @module protocol/keys
  * API key pairs for the three API key curves (spec 2.11) and the names that go with each
  * curve: the credential type stored on the server and the `X-Stamp` scheme.
  *

@@ -1,5 +1,5 @@
 /**
- * @module client/node-signer
+ * @module protocol/node-signer
  * Signs stamp messages with `node:crypto` (OpenSSL), which is several times faster than the
  * pure-JS curves: at hundreds of requests per second, signing was a fifth of the provider's
  * CPU. The stamp format does not change (DER hex for ECDSA, raw hex for ed25519); only where

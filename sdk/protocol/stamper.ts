@@ -1,5 +1,5 @@
 /**
- * @module client/stamper
+ * @module protocol/stamper
  * What the request pipeline needs from a credential: a header that authenticates the exact
  * body bytes. API keys (`X-Stamp`) implement it in `api-key-stamper.ts`; other credentials
  * (WebAuthn, session keys) can implement it too.

@@ -1,5 +1,5 @@
 /**
- * @module client/verify-stamp
+ * @module protocol/verify-stamp
  * Checks an `X-Stamp` header against the exact request body (fact sheet 1.1, 1.2): the
  * server side of {@link ApiKeyStamper}, used by the emulator on every request.
  *

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import * as os from "node:os";
 import { diagnose } from "../../sdk/cli/doctor";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { resolveSettings } from "../../sdk/resources/runtime/settings";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 

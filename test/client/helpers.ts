@@ -4,8 +4,8 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 
 export interface RecordedRequest {
   method: string;

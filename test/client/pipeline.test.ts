@@ -21,7 +21,7 @@ import {
   TimeoutError,
   type ClientLogEvent,
 } from "../../sdk/client";
-import { verifyStamp } from "../../sdk/client/verify-stamp";
+import { verifyStamp } from "../../sdk/protocol/verify-stamp";
 import { activity, errorBody, json, newStamper, ORGANIZATION_ID, startServer, type TestServer } from "./helpers";
 
 const TAG = {

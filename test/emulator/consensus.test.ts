@@ -6,10 +6,10 @@
  */
 import { Turnkey } from "@turnkey/sdk-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
 import { ConsensusNeededError } from "../../sdk/client/errors";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { activityFingerprint } from "../../sdk/client/transport";
 import type { Activity } from "../../sdk/wire/activity";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";

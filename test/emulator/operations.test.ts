@@ -4,9 +4,9 @@
  * invalid arguments).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { wrapperAddressFor } from "../../sdk/emulator/handlers/earn";
 import { notImplemented } from "../../sdk/emulator/errors";
 import type { OperationDef } from "../../sdk/wire/define";

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeyformClient } from "../../sdk/client/client";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { ApiKeyStamper, KeyformClient as Client } from "../../sdk/client";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 

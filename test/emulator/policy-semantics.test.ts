@@ -5,9 +5,9 @@
  * match and does not block it, and get_policy_evaluations shows each erroring policy's error.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { DOCUMENTED_EXAMPLES } from "../policy/examples";
 

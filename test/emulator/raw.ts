@@ -2,7 +2,7 @@
  * Raw HTTP helpers for emulator tests that must send what the typed client refuses to send
  * (malformed bodies, forged stamps, stale timestamps).
  */
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import type { Bootstrap } from "../../sdk/emulator";
 
 export interface RawResponse {

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { openDatabase, Store, TIMESTAMP_WINDOW_MS } from "../../sdk/emulator";
 import type { OperationDef } from "../../sdk/wire/define";
 import { operations } from "../../sdk/wire/registry";

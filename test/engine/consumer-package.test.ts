@@ -16,7 +16,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeyformClient } from "../../sdk/client/client";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { createWorkDirStack } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { changes, emulatorEnv, keyformResources, since, storedState } from "../resources/harness/engine-harness";

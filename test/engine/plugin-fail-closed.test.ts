@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { ApiKeyStamper as TurnkeyApiKeyStamper } from "@turnkey/api-key-stamper";
 import { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { createWorkDirStack, repoRoot } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { changes, since } from "../resources/harness/engine-harness";

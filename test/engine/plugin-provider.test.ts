@@ -9,7 +9,7 @@
  */
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { createWorkDirStack, repoRoot, storedState } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { settingsConfig } from "./plugin-support";

@@ -7,7 +7,7 @@
  * and the implicit deny say, while the root key is not held by either.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
 import { createInlineStack } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";

@@ -12,7 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
 import { outputOf } from "../support/child-process";
 import { pulumiBinDir } from "../support/engine";

@@ -6,9 +6,9 @@
  * (no new activity, one tag), and the stack is then up to date.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { createInlineStack } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { changes, emulatorEnv, loadKeyform, stateOf } from "../resources/harness/engine-harness";

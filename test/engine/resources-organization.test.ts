@@ -13,7 +13,7 @@ import { ApiKeyStamper as TurnkeyApiKeyStamper } from "@turnkey/api-key-stamper"
 import { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeyformClient } from "../../sdk/client/client";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { createInlineStack } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { changes, emulatorEnv, keyformResources, loadKeyform, since, stateOf } from "../resources/harness/engine-harness";

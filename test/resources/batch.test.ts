@@ -9,7 +9,7 @@
 import { ApiKeyStamper as TurnkeyApiKeyStamper } from "@turnkey/api-key-stamper";
 import { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { handlers } from "../../sdk/resources/runtime";
 import { batchCounters } from "../../sdk/resources/runtime/batch";
 import { forgetEarlierWork } from "../../sdk/resources/runtime/earlier-work";

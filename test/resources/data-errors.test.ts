@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listUsers } from "../../sdk/resources/data";
 import { explain } from "../../sdk/resources/runtime/errors";
 import { TimeoutError } from "../../sdk/client/errors";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 
 const saved: Record<string, string | undefined> = {};
 let closedPort: number;

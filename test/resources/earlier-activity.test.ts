@@ -5,10 +5,10 @@
  * adopt an object an ordinary create made when it matches, name it with importId when not).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
 import { ApiError, ConsensusNeededError } from "../../sdk/client/errors";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { handlers } from "../../sdk/resources/runtime";
 import { useRuntimeSettings } from "./harness/runtime-settings";
 import {

@@ -7,7 +7,7 @@
  * earlier run generated and never recorded is replaced, a key of that name made otherwise is not.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { generateApiKeyPair, publicKeyFromPrivateKey } from "../../sdk/client/keys";
+import { generateApiKeyPair, publicKeyFromPrivateKey } from "../../sdk/protocol/keys";
 import { handlers } from "../../sdk/resources/runtime";
 import { useRuntimeSettings } from "./harness/runtime-settings";
 import { forgetEarlierWork } from "../../sdk/resources/runtime/earlier-work";

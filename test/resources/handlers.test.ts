@@ -9,7 +9,7 @@
  * the next run would.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import type { KeyformClient } from "../../sdk/client/client";
 import { configure, handlers } from "../../sdk/resources/runtime";
 import { explain } from "../../sdk/resources/runtime/errors";

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStamper, KeyformClient } from "../../sdk/client";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { handlers } from "../../sdk/resources/runtime";
 import { useRuntimeSettings } from "./harness/runtime-settings";
 import { forgetEarlierWork } from "../../sdk/resources/runtime/earlier-work";

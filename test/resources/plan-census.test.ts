@@ -5,7 +5,7 @@
  * emulator's organization.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { handlers } from "../../sdk/resources/runtime";
 import { forgetPlanCensus, limitFailures, URN_INPUT } from "../../sdk/resources/runtime/plan-census";
 import { forgetSharedReads } from "../../sdk/resources/runtime/shared-reads";

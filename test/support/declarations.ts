@@ -5,7 +5,7 @@
  * project` turns into resources, and a census of the organization that says, for each
  * declared object, how many copies exist.
  */
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import type { KeyformClient } from "../../sdk/client/client";
 
 /** The resource kinds the mix draws from. */

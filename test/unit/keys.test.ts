@@ -11,7 +11,7 @@ import {
   generateApiKeyPair,
   publicKeyFromPrivateKey,
   schemeForCurve,
-} from "../../sdk/client/keys";
+} from "../../sdk/protocol/keys";
 import { ApiKeyCurve, CredentialType, StampScheme } from "../../sdk/wire/enums";
 
 describe("generateApiKeyPair", () => {

@@ -2,8 +2,8 @@ import { p256 } from "@noble/curves/p256";
 import { sha256 } from "@noble/hashes/sha2";
 import { hexToBytes } from "@noble/hashes/utils";
 import { describe, expect, it } from "vitest";
-import { signClientMessage, verifyClientSignature } from "../../sdk/client/client-signature";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { signClientMessage, verifyClientSignature } from "../../sdk/protocol/client-signature";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { ClientSignature as ClientSignatureSchema } from "../../sdk/wire/shared";
 
 const MESSAGE = JSON.stringify({ login: "otp", publicKey: "02" + "ab".repeat(32), nonce: "n-1 ✓" });

@@ -8,10 +8,10 @@ import { secp256k1 } from "@noble/curves/secp256k1";
 import { sha256 } from "@noble/hashes/sha2";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils";
 import { describe, expect, it } from "vitest";
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
-import { generateApiKeyPair } from "../../sdk/client/keys";
-import { lowSDer } from "../../sdk/client/node-signer";
-import { verifyStamp } from "../../sdk/client/verify-stamp";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
+import { lowSDer } from "../../sdk/protocol/node-signer";
+import { verifyStamp } from "../../sdk/protocol/verify-stamp";
 
 const BODY = JSON.stringify({
   type: "ACTIVITY_TYPE_CREATE_POLICY_V3",

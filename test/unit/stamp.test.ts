@@ -3,8 +3,8 @@ import { secp256k1 } from "@noble/curves/secp256k1";
 import { sha256 } from "@noble/hashes/sha2";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils";
 import { describe, expect, it } from "vitest";
-import { ApiKeyStamper } from "../../sdk/client/api-key-stamper";
-import { generateApiKeyPair, schemeForCurve } from "../../sdk/client/keys";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
+import { generateApiKeyPair, schemeForCurve } from "../../sdk/protocol/keys";
 import {
   nobleVerifier,
   opensslVerifier,
@@ -12,7 +12,7 @@ import {
   StampVerificationError,
   verifyStamp,
   type StampFailureReason,
-} from "../../sdk/client/verify-stamp";
+} from "../../sdk/protocol/verify-stamp";
 import type { ApiKeyCurve } from "../../sdk/wire/enums";
 
 const CURVES: ApiKeyCurve[] = ["API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519"];

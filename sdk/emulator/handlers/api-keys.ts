@@ -9,7 +9,7 @@
 import { ed25519 } from "@noble/curves/ed25519";
 import { p256 } from "@noble/curves/p256";
 import { secp256k1 } from "@noble/curves/secp256k1";
-import { credentialTypeForCurve } from "../../client/keys";
+import { credentialTypeForCurve } from "../../protocol/keys";
 import type { ApiKeyParams } from "../../wire/operations/api-keys";
 import { alreadyExists, invalidArgument, notFound } from "../errors";
 import { newId, requireName, requireDistinct, requireUser } from "./common";

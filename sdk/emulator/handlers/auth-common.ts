@@ -7,7 +7,7 @@
 import { p256 } from "@noble/curves/p256";
 import { sha256 } from "@noble/hashes/sha2";
 import { hexToBytes, utf8ToBytes } from "@noble/hashes/utils";
-import { verifyClientSignature, CLIENT_SIGNATURE_SCHEME } from "../../client/client-signature";
+import { verifyClientSignature, CLIENT_SIGNATURE_SCHEME } from "../../protocol/client-signature";
 import type { Headers } from "../auth";
 import type { ApiKeyCurve } from "../../wire/enums";
 import type { ClientSignature } from "../../wire/shared";

@@ -5,7 +5,7 @@
  * private key is only ever an output (marked secret by the resource class).
  */
 import { ConflictError } from "../../client/errors";
-import { generateApiKeyPair } from "../../client/keys";
+import { generateApiKeyPair } from "../../protocol/keys";
 import type { Activity } from "../../wire/activity";
 import type { ActivityDef } from "../../wire/define";
 import type { ApiKeyCurve } from "../../wire/enums";

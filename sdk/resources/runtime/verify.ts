@@ -7,7 +7,7 @@
  * a wrong key, organization or server fails naming the setting instead of going green.
  */
 import { AuthenticationError, ConnectionError, FirstByteTimeoutError, NotFoundError, PermissionDeniedError, TimeoutError } from "../../client/errors";
-import { publicKeyFromPrivateKey } from "../../client/keys";
+import { publicKeyFromPrivateKey } from "../../protocol/keys";
 import type { ApiKeyCurve } from "../../wire/enums";
 import { resolveOrganizationId, sessionFor } from "./client";
 import { ProviderError } from "./errors";
