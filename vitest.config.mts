@@ -1,6 +1,15 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // The emulator imports the layers below it as `keyform/<layer>/<module>` (the package's own
+  // name, so the published keyform-emulator finds them in keyform); tests load the sources.
+  resolve: {
+    alias: [
+      { find: /^keyform\/(wire|protocol|crypto|policy)$/, replacement: fileURLToPath(new URL("./sdk/$1/index.ts", import.meta.url)) },
+      { find: /^keyform\/(wire|protocol|crypto|policy)\/(.+)$/, replacement: fileURLToPath(new URL("./sdk/$1/$2", import.meta.url)) },
+    ],
+  },
   test: {
     include: ["test/**/*.test.ts"],
     // Engine runs start the Pulumi CLI and plugin processes; give them room.

@@ -9,7 +9,7 @@
  * 403 code 7 for a valid key of another organization; 404 code 5 for an organization that
  * does not exist. Messages never contain the header value.
  */
-import { verifyStamp } from "../protocol/verify-stamp";
+import { verifyStamp } from "keyform/protocol/verify-stamp";
 import { notFound, permissionDenied, unauthenticated } from "./errors";
 import { credentialAcceptsStamp } from "./handlers/auth-common";
 import { authenticateWebAuthn } from "./handlers/auth-webauthn";

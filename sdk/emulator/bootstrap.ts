@@ -10,13 +10,13 @@ import * as path from "node:path";
 import { randomUUID } from "node:crypto";
 import { p256 } from "@noble/curves/p256";
 import { bytesToHex } from "@noble/hashes/utils";
-import { generateApiKeyPair } from "../protocol/keys";
+import { generateApiKeyPair } from "keyform/protocol/keys";
 import type { SignerKey } from "./handlers/types";
 import type { Store } from "./store";
 
 /** The contents of `<dataDir>/bootstrap.json` (team contract), declared with the public types. */
-export type { Bootstrap } from "../emulator-contract";
-import type { Bootstrap } from "../emulator-contract";
+export type { Bootstrap } from "keyform";
+import type { Bootstrap } from "keyform";
 
 /** What the database keeps of the bootstrap (everything but the URLs). */
 type StoredBootstrap = Omit<Bootstrap, "baseUrl" | "authProxyUrl" | "signerPublicKey">;

@@ -17,12 +17,12 @@
  * Every failure is an {@link EmulatorError}; bad input never reaches a handler.
  */
 import { randomUUID } from "node:crypto";
-import { activityFingerprint } from "../protocol/fingerprint";
+import { activityFingerprint } from "keyform/protocol/fingerprint";
 import type { FastifyBaseLogger } from "fastify";
 import type { z } from "zod";
-import type { ActivityDef, AuthProxyDef, OperationDef } from "../wire/define";
-import { operations } from "../wire/registry";
-import { describeZodError } from "../wire/shared";
+import type { ActivityDef, AuthProxyDef, OperationDef } from "keyform/wire/define";
+import { operations } from "keyform/wire/registry";
+import { describeZodError } from "keyform/wire/shared";
 import { authenticate, type Headers } from "./auth";
 import {
   approvalCount,
@@ -37,7 +37,7 @@ import {
   type VoteEvidence,
 } from "./consensus";
 import { gateApproval, gateSubmission, policyDenied, PolicyDeniedError, recordEvaluation, type Gate } from "./policy-gate";
-import type { Decision } from "../policy/engine";
+import type { Decision } from "keyform/policy/engine";
 import { EmulatorError, GrpcCode, invalidArgument, notFound, notImplemented, permissionDenied } from "./errors";
 import type {
   ActivityContext,

@@ -21,10 +21,10 @@
  */
 import * as fs from "node:fs";
 import { z } from "zod";
-import { HistoryCaip2 } from "../wire/enums";
-import { EthTransaction } from "../wire/operations/history";
-import { WalletAccountParams } from "../wire/operations/wallets";
-import { describeZodError } from "../wire/shared";
+import { HistoryCaip2 } from "keyform/wire/enums";
+import { EthTransaction } from "keyform/wire/operations/history";
+import { WalletAccountParams } from "keyform/wire/operations/wallets";
+import { describeZodError } from "keyform/wire/shared";
 import { EmulatorError } from "./errors";
 import type { SignerKey } from "./handlers/types";
 import type { Db } from "./store";

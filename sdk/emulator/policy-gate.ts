@@ -18,10 +18,10 @@
  * no match; a DENY applies once its consensus holds).
  */
 import { randomUUID } from "node:crypto";
-import { activityFacts, activityKind } from "../policy/activity";
-import { keywordsFor } from "../policy/catalog";
-import { decide, type Decision, type PolicyRecord } from "../policy/engine";
-import type { EvaluationInput } from "../policy/evaluate";
+import { activityFacts, activityKind } from "keyform/policy/activity";
+import { keywordsFor } from "keyform/policy/catalog";
+import { decide, type Decision, type PolicyRecord } from "keyform/policy/engine";
+import type { EvaluationInput } from "keyform/policy/evaluate";
 import { rootQuorumOf } from "./consensus";
 import { EmulatorError, GrpcCode } from "./errors";
 import type { Caller } from "./handlers/types";

@@ -9,7 +9,7 @@
  * Outside the prover's model, shown as such: the root quorum (it bypasses policies), and the
  * changes users may make to their own credentials without a policy.
  */
-import { activityCatalog, diffPolicies, ROOT_QUORUM_ONLY_KINDS, type AccessDiff, type PolicyRecord } from "../../policy";
+import { activityCatalog, diffPolicies, ROOT_QUORUM_ONLY_KINDS, type AccessDiff, type PolicyRecord } from "keyform/policy";
 import { rootQuorumOf } from "../consensus";
 import type { Store } from "../store";
 

@@ -9,8 +9,8 @@
 import { ed25519 } from "@noble/curves/ed25519";
 import { p256 } from "@noble/curves/p256";
 import { secp256k1 } from "@noble/curves/secp256k1";
-import { credentialTypeForCurve } from "../../protocol/keys";
-import type { ApiKeyParams } from "../../wire/operations/api-keys";
+import { credentialTypeForCurve } from "keyform/protocol/keys";
+import type { ApiKeyParams } from "keyform/wire/operations/api-keys";
 import { alreadyExists, invalidArgument, notFound } from "../errors";
 import { newId, requireName, requireDistinct, requireUser } from "./common";
 import type { ActivityContext, EmulatorModule } from "./types";

@@ -6,7 +6,7 @@
  * (`createAppProof`). The proofs are stored with the activity, so a byte-identical
  * resubmission answers with the same proofs.
  */
-import { createAppProof, policyOutcomePayload, type AppProof } from "../../crypto";
+import { createAppProof, policyOutcomePayload, type AppProof } from "keyform/crypto";
 import type { Db } from "../store";
 import { authStoreOf } from "../store/auth-store";
 

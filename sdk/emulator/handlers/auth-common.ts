@@ -7,13 +7,13 @@
 import { p256 } from "@noble/curves/p256";
 import { sha256 } from "@noble/hashes/sha2";
 import { hexToBytes, utf8ToBytes } from "@noble/hashes/utils";
-import { verifyClientSignature, CLIENT_SIGNATURE_SCHEME } from "../../protocol/client-signature";
+import { verifyClientSignature, CLIENT_SIGNATURE_SCHEME } from "keyform/protocol/client-signature";
 import type { Headers } from "../auth";
-import type { ApiKeyCurve } from "../../wire/enums";
-import type { ClientSignature } from "../../wire/shared";
+import type { ApiKeyCurve } from "keyform/wire/enums";
+import type { ClientSignature } from "keyform/wire/shared";
 import { unauthenticated } from "../errors";
 import type { Store } from "../store";
-import { AUTH_PROXY_CONFIG_HEADER } from "../../wire/operations/auth";
+import { AUTH_PROXY_CONFIG_HEADER } from "keyform/wire/operations/auth";
 
 /** What the auth area needs of the bootstrap: the proxy's parent organization and config id. */
 export interface AuthProxyConfig {

@@ -17,7 +17,7 @@
  * the failures), rate limits, e-mail customisation.
  */
 import { randomInt, timingSafeEqual } from "node:crypto";
-import { CryptoError, encryptCredentialBundle, generateP256KeyPair, parsePublicKey } from "../../crypto";
+import { CryptoError, encryptCredentialBundle, generateP256KeyPair, parsePublicKey } from "keyform/crypto";
 import { alreadyExists, invalidArgument, notFound, permissionDenied, unauthenticated } from "../errors";
 import type { Store, UserRow } from "../store";
 import { authStoreOf, type OtpRow } from "../store/auth-store";

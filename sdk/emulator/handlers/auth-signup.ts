@@ -11,7 +11,7 @@
  * its message is a usage statement, name the token's id.
  */
 import { createHash } from "node:crypto";
-import { addressDerivationPayload, createAppProof, CryptoError, parseWebAuthnRegistration, policyOutcomePayload, type AppProof } from "../../crypto";
+import { addressDerivationPayload, createAppProof, CryptoError, parseWebAuthnRegistration, policyOutcomePayload, type AppProof } from "keyform/crypto";
 import { invalidArgument, unauthenticated } from "../errors";
 import { authStoreOf } from "../store/auth-store";
 import { createWalletWithAccounts } from "../store/wallets";

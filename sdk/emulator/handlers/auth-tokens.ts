@@ -16,7 +16,7 @@ import {
   TokenError,
   verifyToken,
   type VerificationTokenClaims,
-} from "../../crypto";
+} from "keyform/crypto";
 import { unauthenticated } from "../errors";
 import type { SignerKey } from "./types";
 

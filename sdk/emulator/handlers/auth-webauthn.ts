@@ -16,7 +16,7 @@ import {
   verifyWebAuthnStamp,
   WEBAUTHN_STAMP_HEADER,
   type WebAuthnStamp,
-} from "../../crypto";
+} from "keyform/crypto";
 import { notFound, permissionDenied, unauthenticated } from "../errors";
 import type { Store } from "../store";
 import { authStoreOf } from "../store/auth-store";

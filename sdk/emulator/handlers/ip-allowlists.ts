@@ -22,8 +22,8 @@ function compactRule(rule: StoredIpRule): StoredIpRule {
 }
 
 /** One configured allowlist (declared with the public types). */
-export type { IpAllowlistConfig } from "../../emulator-contract";
-import type { IpAllowlistConfig } from "../../emulator-contract";
+export type { IpAllowlistConfig } from "keyform";
+import type { IpAllowlistConfig } from "keyform";
 
 /**
  * Replaces every stored allowlist with `configs` (the configuration is declarative: what is

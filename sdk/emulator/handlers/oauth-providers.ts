@@ -2,7 +2,7 @@
  * @module emulator/handlers/oauth-providers
  * OAuth providers of a user, as `create_users` and `signup_v2` both register them.
  */
-import type { OauthProviderParams } from "../../wire/operations/users";
+import type { OauthProviderParams } from "keyform/wire/operations/users";
 import { invalidArgument } from "../errors";
 import { newId } from "./common";
 import type { ActivityContext } from "./types";

@@ -3,7 +3,7 @@
  * Policies (fact sheet 3.2). Names are unique per organization. The emulator stores policies
  * but does not evaluate them: every authenticated user of the organization may act.
  */
-import type { PolicyParams } from "../../wire/operations/policies";
+import type { PolicyParams } from "keyform/wire/operations/policies";
 import { alreadyExists, notFound } from "../errors";
 import { POLICY_MIGRATIONS } from "../store/policies";
 import { newId, requireName } from "./common";

@@ -4,7 +4,7 @@
  * create_session_profile, get_session_profile, get_session_profiles. Names are unique within
  * the organization (409); there is no update or delete.
  */
-import type { SessionProfile } from "../../wire/operations/session-profiles";
+import type { SessionProfile } from "keyform/wire/operations/session-profiles";
 import { alreadyExists, notFound } from "../errors";
 import { timestampOf } from "../store";
 import { SESSION_PROFILE_MIGRATIONS, sessionProfileStoreOf, type SessionProfileRow } from "../store/session-profiles";

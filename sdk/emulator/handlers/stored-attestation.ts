@@ -3,7 +3,7 @@
  * Reads the credential out of an authenticator's attestation as `create_users` and
  * `signup_v2` store it (JSON of the request's `attestation` object).
  */
-import { parseWebAuthnRegistration, type ParsedRegistration } from "../../crypto";
+import { parseWebAuthnRegistration, type ParsedRegistration } from "keyform/crypto";
 
 /**
  * The registered credential (compressed P-256 public key, attestation format, AAGUID), or

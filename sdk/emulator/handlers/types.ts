@@ -12,8 +12,8 @@
  */
 import type { z } from "zod";
 import type { FastifyBaseLogger } from "fastify";
-import type { ActivityDef, AuthProxyDef, QueryDef } from "../../wire/define";
-import type { Operations, OperationName } from "../../wire/registry";
+import type { ActivityDef, AuthProxyDef, QueryDef } from "keyform/wire/define";
+import type { Operations, OperationName } from "keyform/wire/registry";
 import type { Db, Store } from "../store";
 
 /** The emulator's signing key (the "enclave" key of export bundles and App Proofs). */

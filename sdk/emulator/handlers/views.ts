@@ -3,14 +3,14 @@
  * Stored rows → wire objects (fact sheet 3 shapes). One function per record type, shared by
  * every handler that returns that record.
  */
-import type { Activity, Vote } from "../../wire/activity";
+import type { Activity, Vote } from "keyform/wire/activity";
 import { aaguidText, readStoredRegistration } from "./stored-attestation";
-import type { ApiKey } from "../../wire/operations/api-keys";
-import type { Invitation } from "../../wire/operations/invitations";
-import type { Policy } from "../../wire/operations/policies";
-import type { SmartContractInterface } from "../../wire/operations/smart-contract-interfaces";
-import type { Tag } from "../../wire/operations/user-tags";
-import type { User } from "../../wire/operations/users";
+import type { ApiKey } from "keyform/wire/operations/api-keys";
+import type { Invitation } from "keyform/wire/operations/invitations";
+import type { Policy } from "keyform/wire/operations/policies";
+import type { SmartContractInterface } from "keyform/wire/operations/smart-contract-interfaces";
+import type { Tag } from "keyform/wire/operations/user-tags";
+import type { User } from "keyform/wire/operations/users";
 import {
   timestampOf,
   type ActivityRow,

@@ -10,8 +10,8 @@
  * export bundle signed by the emulator's signing key.
  */
 import { hexToBytes } from "@noble/hashes/utils";
-import { encryptExportBundle } from "../../crypto/bundles";
-import type { Wallet, WalletAccount } from "../../wire/operations/wallets";
+import { encryptExportBundle } from "keyform/crypto/bundles";
+import type { Wallet, WalletAccount } from "keyform/wire/operations/wallets";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "../errors";
 import { requireDistinct } from "./common";
 import { timestampOf } from "../store";

@@ -5,7 +5,7 @@
  * change), delete_webhook_endpoint, list_webhook_endpoints. Delivery of events is
  * `webhooks/deliverer.ts`.
  */
-import type { WebhookEndpoint } from "../../wire/operations/webhooks";
+import type { WebhookEndpoint } from "keyform/wire/operations/webhooks";
 import { notFound } from "../errors";
 import { WEBHOOK_MIGRATIONS, webhookStoreOf, type WebhookEndpointRow } from "../store/webhooks";
 import type { Db } from "../store";

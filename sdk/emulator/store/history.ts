@@ -7,7 +7,7 @@
  * Order is most recent first: block time descending, then insertion order descending, which
  * is stable across pages.
  */
-import type { EthTransaction } from "../../wire/operations/history";
+import type { EthTransaction } from "keyform/wire/operations/history";
 import type { Db } from "./database";
 
 /** Schema versions of the history module. Never edit a released step. */

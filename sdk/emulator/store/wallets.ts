@@ -8,7 +8,7 @@
  * an insertion sequence (`seq`) that gives list_wallet_accounts its stable order.
  */
 import { randomUUID } from "node:crypto";
-import type { AddressFormat, Curve, PathFormat } from "../../wire/enums";
+import type { AddressFormat, Curve, PathFormat } from "keyform/wire/enums";
 import { alreadyExists, invalidArgument } from "../errors";
 import type { SignerKey } from "../handlers/types";
 import { deriveAccount, generateMnemonic, mnemonicToSeed, WalletDerivationError } from "../wallets";

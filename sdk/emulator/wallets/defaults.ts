@@ -9,7 +9,7 @@
  * - COMPRESSED and UNCOMPRESSED (raw public keys, no chain) use secp256k1 on the Ethereum
  *   path m/44'/60'/i'/0/0, so the key matches the wallet's default Ethereum account.
  */
-import { ADDRESS_FORMATS, type AddressFormat, type Curve, type PathFormat } from "../../wire/enums";
+import { ADDRESS_FORMATS, type AddressFormat, type Curve, type PathFormat } from "keyform/wire/enums";
 import { WalletDerivationError } from "./errors";
 
 /** Parameters of one wallet account, as create_wallet accepts them. */

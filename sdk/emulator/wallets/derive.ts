@@ -4,7 +4,7 @@
  * curve, path format, path and address format.
  */
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils";
-import type { AddressFormat, Curve, PathFormat } from "../../wire/enums";
+import type { AddressFormat, Curve, PathFormat } from "keyform/wire/enums";
 import { WalletDerivationError } from "./errors";
 import { addressFormatSpec, encodeAddress } from "./formats";
 import { assertDerivable, deriveHdKey } from "./hd";

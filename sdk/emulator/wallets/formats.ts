@@ -24,7 +24,7 @@
 import { p256 } from "@noble/curves/nist";
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { bytesToHex } from "@noble/hashes/utils";
-import { ADDRESS_FORMATS, type AddressFormat, type Curve } from "../../wire/enums";
+import { ADDRESS_FORMATS, type AddressFormat, type Curve } from "keyform/wire/enums";
 import { bitcoinAddress, dogecoinAddress, type BitcoinNetwork, type BitcoinScript } from "./bitcoin";
 import {
   aptosAddress,

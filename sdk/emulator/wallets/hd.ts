@@ -11,7 +11,7 @@ import { secp256k1 } from "@noble/curves/secp256k1";
 import { hmac } from "@noble/hashes/hmac";
 import { sha512 } from "@noble/hashes/sha2";
 import { bytesToNumberBE, concatBytes, numberToBytesBE } from "@noble/curves/utils";
-import type { Curve } from "../../wire/enums";
+import type { Curve } from "keyform/wire/enums";
 import { WalletDerivationError } from "./errors";
 import { HARDENED_OFFSET, isHardened } from "./path";
 

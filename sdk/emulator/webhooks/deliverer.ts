@@ -17,8 +17,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
-import type { Activity } from "../../wire/activity";
-import { signWebhookPayload } from "../../crypto/webhook-signature";
+import type { Activity } from "keyform/wire/activity";
+import { signWebhookPayload } from "keyform/crypto/webhook-signature";
 import type { SignerKey } from "../handlers/types";
 import { activityView } from "../handlers/views";
 import { Store, type ActivityRow, type Db } from "../store";
