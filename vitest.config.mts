@@ -6,6 +6,7 @@ export default defineConfig({
   // name, so the published keyform-emulator finds them in keyform); tests load the sources.
   resolve: {
     alias: [
+      { find: /^keyform\/emulator-contract$/, replacement: fileURLToPath(new URL("./sdk/emulator-contract.ts", import.meta.url)) },
       { find: /^keyform\/(wire|protocol|crypto|policy)$/, replacement: fileURLToPath(new URL("./sdk/$1/index.ts", import.meta.url)) },
       { find: /^keyform\/(wire|protocol|crypto|policy)\/(.+)$/, replacement: fileURLToPath(new URL("./sdk/$1/$2", import.meta.url)) },
     ],

@@ -4,7 +4,8 @@
  * running handle and `bootstrap.json`. Types only, with no imports, so that the package's
  * declarations stay complete without the emulator's server and database types (a Pulumi
  * program compiles against them without `skipLibCheck` or extra `@types`). The emulator
- * implements these; its own options add in-process extension points.
+ * implements these (it imports them as `keyform/emulator-contract`, without the rest of keyform
+ * and its Pulumi types); its own options add in-process extension points.
  */
 
 /** The contents of `<dataDir>/bootstrap.json`. */

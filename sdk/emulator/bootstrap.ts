@@ -15,8 +15,8 @@ import type { SignerKey } from "./handlers/types";
 import type { Store } from "./store";
 
 /** The contents of `<dataDir>/bootstrap.json` (team contract), declared with the public types. */
-export type { Bootstrap } from "keyform";
-import type { Bootstrap } from "keyform";
+export type { Bootstrap } from "keyform/emulator-contract";
+import type { Bootstrap } from "keyform/emulator-contract";
 
 /** What the database keeps of the bootstrap (everything but the URLs). */
 type StoredBootstrap = Omit<Bootstrap, "baseUrl" | "authProxyUrl" | "signerPublicKey">;

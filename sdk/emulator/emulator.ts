@@ -4,7 +4,7 @@
  * main API and the auth proxy on one port.
  */
 import type { AddressInfo } from "node:net";
-import type { EmulatorStartOptions, RunningEmulator } from "keyform";
+import type { EmulatorStartOptions, RunningEmulator } from "keyform/emulator-contract";
 import { ensureBootstrap, writeBootstrapFile, type Bootstrap } from "./bootstrap";
 import { Dispatcher } from "./dispatch";
 import { loadFixtures } from "./fixtures";
@@ -26,7 +26,7 @@ export interface EmulatorOptions extends EmulatorStartOptions {
   onRateLimit?: (limit: ServiceRateLimit) => void;
 }
 
-export type { RunningEmulator } from "keyform";
+export type { RunningEmulator } from "keyform/emulator-contract";
 
 function urlHost(host: string): string {
   if (host === "0.0.0.0" || host === "::") return "127.0.0.1";

@@ -18,8 +18,8 @@ import { organizationOfBody, RateLimitedError, type RateLimitState, type Service
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 /** Log levels the emulator accepts. */
-export type { EmulatorLogLevel as LogLevel } from "keyform";
-import type { EmulatorLogLevel as LogLevel } from "keyform";
+export type { EmulatorLogLevel as LogLevel } from "keyform/emulator-contract";
+import type { EmulatorLogLevel as LogLevel } from "keyform/emulator-contract";
 
 /**
  * Builds (without listening) the fastify app serving `dispatcher`; with `rateLimit`, every main

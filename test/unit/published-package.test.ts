@@ -64,3 +64,55 @@ describe("the packed tarballs", () => {
     }
   });
 });
+
+interface PackedFiles {
+  name: string;
+  files: Array<{ path: string }>;
+}
+
+/** `npm pack --dry-run --json` in `cwd`: the files npm would put in the tarball. */
+async function dryRunPack(cwd: string): Promise<PackedFiles> {
+  return (JSON.parse(await outputOf("npm", ["pack", "--dry-run", "--json", "--loglevel=error"], { cwd })) as PackedFiles[])[0]!;
+}
+
+describe("the two packages", () => {
+  it("split keyform's files from the emulator's: none in both, the emulator depends on keyform", { timeout: 300_000 }, async () => {
+    const tarballs = (await outputOf(process.execPath, [path.join(repoRoot, "dist", "scripts", "pack-packages.js"), "--out", out])).trim().split("\n");
+    const keyform = await dryRunPack(repoRoot);
+    const emulator = await dryRunPack(path.join(repoRoot, "dist", "stage", "keyform-emulator"));
+    expect([keyform.name, emulator.name]).toEqual(["keyform", "keyform-emulator"]);
+    const keyformFiles = keyform.files.map((f) => f.path).sort();
+    const emulatorFiles = emulator.files.map((f) => f.path).sort();
+
+    // A plain `npm pack` at the root is the keyform tarball the script ships, file for file.
+    const listed = async (tarball: string) => (await outputOf("tar", ["-tzf", tarball])).trim().split("\n").map((f) => f.replace(/^package\//, "")).sort();
+    expect(await listed(tarballs[0]!)).toEqual(keyformFiles);
+    expect(await listed(tarballs[1]!)).toEqual(emulatorFiles);
+
+    // No file in both but the three every package has; keyform without the emulator or source maps.
+    expect(keyformFiles.filter((f) => emulatorFiles.includes(f))).toEqual(["LICENSE", "README.md", "package.json"]);
+    expect(keyformFiles.filter((f) => f.startsWith("dist/sdk/emulator/") || f.endsWith(".map"))).toEqual([]);
+    expect(keyformFiles).toContain("dist/sdk/protocol/verify-stamp.js");
+    expect(keyformFiles).toContain("dist/sdk/emulator-contract.d.ts");
+    // The emulator holds its own code only.
+    expect(emulatorFiles.filter((f) => !f.startsWith("dist/sdk/emulator/") && !["LICENSE", "README.md", "package.json"].includes(f))).toEqual([]);
+    expect(emulatorFiles).toContain("dist/sdk/emulator/index.js");
+
+    // It depends on keyform at a range of this version, and on every package its code requires.
+    const root = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string; dependencies: Record<string, string> };
+    const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "dist", "stage", "keyform-emulator", "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    expect(manifest.dependencies.keyform).toBe(`^${root.version}`);
+    const required = new Set<string>();
+    for (const file of emulatorFiles.filter((f) => f.endsWith(".js"))) {
+      const text = fs.readFileSync(path.join(repoRoot, "dist", "stage", "keyform-emulator", file), "utf8");
+      for (const [, id] of text.matchAll(/require\("([^".][^"]*)"\)/g)) {
+        if (id!.startsWith("node:")) continue;
+        required.add(id!.startsWith("@") ? id!.split("/").slice(0, 2).join("/") : id!.split("/")[0]!);
+      }
+    }
+    expect(required.has("keyform")).toBe(true);
+    expect([...required].filter((name) => manifest.dependencies[name] === undefined)).toEqual([]);
+    // keyform itself installs none of the server's packages.
+    for (const name of ["fastify", "better-sqlite3", "pino"]) expect(root.dependencies[name], name).toBeUndefined();
+  });
+});

@@ -22,8 +22,8 @@ function compactRule(rule: StoredIpRule): StoredIpRule {
 }
 
 /** One configured allowlist (declared with the public types). */
-export type { IpAllowlistConfig } from "keyform";
-import type { IpAllowlistConfig } from "keyform";
+export type { IpAllowlistConfig } from "keyform/emulator-contract";
+import type { IpAllowlistConfig } from "keyform/emulator-contract";
 
 /**
  * Replaces every stored allowlist with `configs` (the configuration is declarative: what is
