@@ -10,7 +10,8 @@
  *   and ships none of its files; `keyform serve` and `startEmulator` load it when it is installed.
  *
  * Compiled output whose TypeScript source is gone (a module deleted or moved since an earlier
- * build) is deleted from dist/sdk first, so that neither package ships it. The emulator's manifest
+ * build) is deleted from dist/sdk first (`scripts/prune-build.ts`), so that neither package
+ * ships it. The emulator's manifest
  * comes from packages/keyform-emulator/package.json; its version and dependency versions are
  * taken from the root package.json, so they are written in one place. Prints the paths of the
  * two tarballs, one per line.
@@ -20,6 +21,7 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { pruneStaleOutput } from "./prune-build";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const dist = path.join(repoRoot, "dist");
@@ -33,26 +35,6 @@ type Manifest = Record<string, unknown> & {
 
 function readManifest(file: string): Manifest {
   return JSON.parse(fs.readFileSync(file, "utf8")) as Manifest;
-}
-
-/** The TypeScript source of a compiled file under dist/, or undefined when it is not compiled output. */
-function sourceOf(file: string): string | undefined {
-  if (!/\.(d\.ts|js)(\.map)?$/.test(file)) return undefined;
-  return path.join(repoRoot, path.relative(dist, file)).replace(/\.(d\.ts|js)(\.map)?$/, ".ts");
-}
-
-/** Deletes compiled output under `dir` whose source no longer exists; returns how many files went. */
-export function pruneStaleOutput(dir: string): number {
-  let removed = 0;
-  for (const name of fs.readdirSync(dir, { recursive: true, encoding: "utf8" })) {
-    const file = path.join(dir, name);
-    const source = sourceOf(file);
-    if (source !== undefined && fs.statSync(file).isFile() && !fs.existsSync(source)) {
-      fs.rmSync(file);
-      removed += 1;
-    }
-  }
-  return removed;
 }
 
 function pack(cwd: string, out: string): string {
@@ -83,7 +65,8 @@ function main(): void {
   fs.mkdirSync(out, { recursive: true });
   const emulatorBuild = path.join(dist, "sdk", "emulator");
   if (!fs.existsSync(emulatorBuild)) throw new Error(`${emulatorBuild} is missing: build first (npx tsc -p .)`);
-  pruneStaleOutput(path.join(dist, "sdk"));
+  // Before the root's `npm pack` too (its prepack), so that the emulator's stage is clean as well.
+  pruneStaleOutput();
 
   const root = readManifest(path.join(repoRoot, "package.json"));
   const manifest = emulatorManifest(root, readManifest(path.join(repoRoot, "packages", "keyform-emulator", "package.json")));
