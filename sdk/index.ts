@@ -7,8 +7,9 @@
  *
  * Lower layers have their own entry points, for the few programs that need them:
  * `keyform/client` (transport, retries, polling, pagination, stamp verification, auth helpers),
- * `keyform/wire` (the request and response schemas), `keyform/policy` (the policy language),
- * `keyform/emulator`.
+ * `keyform/protocol` (stamps, keys, client signatures, fingerprints), `keyform/crypto`,
+ * `keyform/wire` (the request and response schemas), `keyform/policy` (the policy language).
+ * The emulator is the `keyform-emulator` package's entry.
  *
  * @example
  * import * as keyform from "keyform";
