@@ -5,13 +5,15 @@
  * `docs/installation-configuration.md` (resources, data functions and settings from their
  * descriptions). `npm run gen:resources` writes them with the classes; the drift test compares.
  */
+import { RENDERERS } from "../sdk/cli/export-render";
 import { settingDocumentation } from "../sdk/plugin/config";
 import { PLUGIN_DOWNLOAD_URL, resourceToken } from "../sdk/plugin/schema";
 import { registeredSpecs } from "../sdk/resources/runtime";
-import { allInputs, type ResourceDescription } from "../sdk/resources/runtime/describe";
+import { allInputs, changeBehaviour, type ResourceDescription } from "../sdk/resources/runtime/describe";
 import { DATA_FUNCTIONS, dataFunctionSchemas } from "../sdk/resources/runtime/queries";
 import { isSecretSetting, SETTING_NAMES, settingSpec } from "../sdk/resources/runtime/settings";
 import { operations } from "../sdk/wire/registry";
+import { RESOURCE_EXAMPLES } from "./resource-examples";
 
 const START = "<!-- generated:resources (npm run gen:resources) -->";
 const END = "<!-- /generated:resources -->";
@@ -202,9 +204,48 @@ export function registryInstallation(version: string): string {
   ].join("\n");
 }
 
+/** The markers of the generated part of resource `kind`'s README section. */
+function resourceMarkers(kind: string): { start: string; end: string } {
+  return { start: `<!-- generated:resource ${kind} (npm run gen:resources) -->`, end: `<!-- /generated:resource ${kind} -->` };
+}
+
+/**
+ * The generated part of resource `kind`'s README section: its description, its example objects
+ * as TypeScript and as Pulumi YAML (both written by the exporter's renderers from the same
+ * objects) and which changes replace it.
+ */
+export function resourceSection(kind: string, description: ResourceDescription): string {
+  const example = RESOURCE_EXAMPLES[kind];
+  if (example === undefined) throw new Error(`${kind} has no README example: add its objects to scripts/resource-examples.ts`);
+  const { start, end } = resourceMarkers(kind);
+  return [
+    start,
+    description.description,
+    "",
+    "```ts",
+    RENDERERS.typescript!.declarations(example).trimEnd(),
+    "```",
+    "",
+    "```yaml",
+    RENDERERS.yaml!.declarations(example).trimEnd(),
+    "```",
+    "",
+    changeBehaviour(kind, description),
+    end,
+  ].join("\n");
+}
+
+/** `readme` with the generated part of every resource's section brought up to date. */
+export function withResourceSections(readme: string): string {
+  return registeredSpecs().reduce((text, spec) => {
+    const { start, end } = resourceMarkers(spec.kind);
+    return withSection(text, start, end, resourceSection(spec.kind, spec.describe));
+  }, readme);
+}
+
 /** `readme` with every generated section brought up to date. */
 export function withGeneratedSections(readme: string): string {
-  const withSettings = withSection(withResourceTable(readme), SETTINGS_START, SETTINGS_END, settingsTable());
+  const withSettings = withSection(withResourceSections(withResourceTable(readme)), SETTINGS_START, SETTINGS_END, settingsTable());
   return withSection(withSettings, DATA_START, DATA_END, dataFunctionTable());
 }
 
