@@ -195,9 +195,21 @@ export function doctorCommand(): Command {
     .option("--timeout-ms <ms>", "per-request timeout", (v) => Number(v), 10_000)
     .action(async (opts: { stack?: string; timeoutMs: number }) => {
       const { config, finding } = configInEffect(opts.stack);
-      const settings = resolveSettings(config?.lookup);
       const provenance = { origins: settingOrigins(config?.lookup, process.env), unknownVariables: unknownKeyformVariables(process.env) };
-      const findings = [...(finding !== undefined ? [finding] : []), ...(await diagnose(settings, opts.timeoutMs, config?.keys, provenance))];
+      let settings: Settings | undefined;
+      let refused: Finding | undefined;
+      try {
+        settings = resolveSettings(config?.lookup);
+      } catch (error) {
+        // A value its parser refuses (the message names the setting, and never a secret's value).
+        if (!(error instanceof RangeError)) throw error;
+        refused = { check: "settings", detail: error.message, fix: "correct the value the message names" };
+      }
+      const findings = [
+        ...(finding !== undefined ? [finding] : []),
+        ...(refused !== undefined ? [refused] : []),
+        ...(settings !== undefined ? await diagnose(settings, opts.timeoutMs, config?.keys, provenance) : []),
+      ];
       for (const f of findings) {
         process.stdout.write(`${f.fix === undefined ? "ok  " : "FAIL"} ${f.check}: ${f.detail}\n`);
         if (f.fix !== undefined) process.stdout.write(`     fix: ${f.fix}\n`);
