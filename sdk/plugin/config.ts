@@ -13,8 +13,8 @@ import { isUnknown } from "../resources/runtime/values";
  */
 export function settingDocumentation(name: SettingName): string {
   const spec = settingSpec(name);
-  const fallback = spec.default === undefined ? "" : `default \`${String(spec.default)}\`; `;
-  return `${spec.description} (${fallback}env \`${spec.env}\`)`;
+  const fallback = spec.default === undefined ? "" : ` Default \`${String(spec.default)}\`.`;
+  return `${spec.description}${fallback} Environment variable \`${spec.env}\`.`;
 }
 
 /** Documentation of each setting, for the schema, from the settings table. */
