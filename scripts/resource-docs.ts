@@ -5,12 +5,15 @@
  * `docs/installation-configuration.md` (resources, data functions and settings from their
  * descriptions). `npm run gen:resources` writes them with the classes; the drift test compares.
  */
-import { SETTINGS_DESCRIPTION } from "../sdk/plugin/config";
+import { RENDERERS } from "../sdk/cli/export-render";
+import { settingDocumentation } from "../sdk/plugin/config";
 import { PLUGIN_DOWNLOAD_URL, resourceToken } from "../sdk/plugin/schema";
 import { registeredSpecs } from "../sdk/resources/runtime";
-import { allInputs, type ResourceDescription } from "../sdk/resources/runtime/describe";
-import { DATA_FUNCTIONS } from "../sdk/resources/runtime/queries";
-import { SETTING_ENV, type SettingName } from "../sdk/resources/runtime/settings";
+import { allInputs, changeBehaviour, type ResourceDescription } from "../sdk/resources/runtime/describe";
+import { DATA_FUNCTIONS, dataFunctionSchemas } from "../sdk/resources/runtime/queries";
+import { isSecretSetting, SETTING_NAMES, settingSpec } from "../sdk/resources/runtime/settings";
+import { operations } from "../sdk/wire/registry";
+import { RESOURCE_EXAMPLES } from "./resource-examples";
 
 const START = "<!-- generated:resources (npm run gen:resources) -->";
 const END = "<!-- /generated:resources -->";
@@ -45,12 +48,52 @@ export function resourceTable(): string {
   ].join("\n");
 }
 
+/** `readme` with the section between `start` and `end` (markers included) replaced by `section`. */
+function withSection(readme: string, start: string, end: string, section: string): string {
+  const from = readme.indexOf(start);
+  const to = readme.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`README.md has no ${start} … ${end} section`);
+  return readme.slice(0, from) + section + readme.slice(to + end.length);
+}
+
 /** `readme` with its generated resource table brought up to date. */
 export function withResourceTable(readme: string): string {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md has no ${START} … ${END} section`);
-  return readme.slice(0, start) + resourceTable() + readme.slice(end + END.length);
+  return withSection(readme, START, END, resourceTable());
+}
+
+const SETTINGS_START = "<!-- generated:settings (npm run gen:resources) -->";
+const SETTINGS_END = "<!-- /generated:settings -->";
+
+/** The settings table of the README: one row per entry of the settings table. */
+export function settingsTable(): string {
+  const rows = SETTING_NAMES.map((name) => {
+    const spec = settingSpec(name);
+    const fallback = spec.default === undefined ? "–" : `\`${String(spec.default)}\``;
+    return `| \`keyform:${name}\`${isSecretSetting(name) ? " (secret)" : ""} | \`${spec.env}\` | ${fallback} | ${spec.description} |`;
+  });
+  return [SETTINGS_START, "| stack config | environment | default | meaning |", "|---|---|---|---|", ...rows, SETTINGS_END].join("\n");
+}
+
+const DATA_START = "<!-- generated:data-functions (npm run gen:resources) -->";
+const DATA_END = "<!-- /generated:data-functions -->";
+
+/** The argument list of a data function as the README shows it: `{ userId, walletId? }`. */
+function argumentList(fn: (typeof DATA_FUNCTIONS)[number]): string {
+  const shape = (dataFunctionSchemas(fn).request as unknown as { shape: Record<string, { safeParse(v: unknown): { success: boolean } }> }).shape;
+  const names = Object.entries(shape)
+    .filter(([name]) => name !== "organizationId")
+    .map(([name, field]) => (field.safeParse(undefined).success ? `${name}?` : name));
+  return names.length === 0 ? "" : `{ ${names.join(", ")} }`;
+}
+
+/** The data function table of the README: one row per entry of the data function table. */
+export function dataFunctionTable(): string {
+  const rows = DATA_FUNCTIONS.map((fn) => {
+    const wire = (operations[fn.query] as { path: string }).path.split("/").pop();
+    const call = `${fn.name}(${argumentList(fn)})`;
+    return `| \`${call}\` | \`${wire}\` | ${fn.description} |`;
+  });
+  return [DATA_START, "| function | query | what it returns |", "|---|---|---|", ...rows, DATA_END].join("\n");
 }
 
 /** `docs/_index.md`: the package overview of the Pulumi Registry. */
@@ -104,7 +147,6 @@ export function registryIndex(): string {
 
 /** `docs/installation-configuration.md`: installing the provider and its settings. */
 export function registryInstallation(version: string): string {
-  const settings = Object.entries(SETTINGS_DESCRIPTION) as Array<[SettingName, { description: string; secret?: boolean }]>;
   return [
     "---",
     "title: keyform Installation & Configuration",
@@ -148,7 +190,7 @@ export function registryInstallation(version: string): string {
     "",
     "| setting | environment | description |",
     "|---|---|---|",
-    ...settings.map(([name, s]) => `| \`keyform:${name}\`${s.secret ? " (secret)" : ""} | \`${SETTING_ENV[name]}\` | ${s.description} |`),
+    ...SETTING_NAMES.map((name) => `| \`keyform:${name}\`${isSecretSetting(name) ? " (secret)" : ""} | \`${settingSpec(name).env}\` | ${settingDocumentation(name)} |`),
     "",
     "```sh",
     "pulumi config set keyform:organizationId <organization id>",
@@ -162,13 +204,58 @@ export function registryInstallation(version: string): string {
   ].join("\n");
 }
 
+/** The markers of the generated part of resource `kind`'s README section. */
+function resourceMarkers(kind: string): { start: string; end: string } {
+  return { start: `<!-- generated:resource ${kind} (npm run gen:resources) -->`, end: `<!-- /generated:resource ${kind} -->` };
+}
+
+/**
+ * The generated part of resource `kind`'s README section: its description, its example objects
+ * as TypeScript and as Pulumi YAML (both written by the exporter's renderers from the same
+ * objects) and which changes replace it.
+ */
+export function resourceSection(kind: string, description: ResourceDescription): string {
+  const example = RESOURCE_EXAMPLES[kind];
+  if (example === undefined) throw new Error(`${kind} has no README example: add its objects to scripts/resource-examples.ts`);
+  const { start, end } = resourceMarkers(kind);
+  return [
+    start,
+    description.description,
+    "",
+    "```ts",
+    RENDERERS.typescript!.declarations(example).trimEnd(),
+    "```",
+    "",
+    "```yaml",
+    RENDERERS.yaml!.declarations(example).trimEnd(),
+    "```",
+    "",
+    changeBehaviour(kind, description),
+    end,
+  ].join("\n");
+}
+
+/** `readme` with the generated part of every resource's section brought up to date. */
+export function withResourceSections(readme: string): string {
+  return registeredSpecs().reduce((text, spec) => {
+    const { start, end } = resourceMarkers(spec.kind);
+    return withSection(text, start, end, resourceSection(spec.kind, spec.describe));
+  }, readme);
+}
+
+/** `readme` with every generated section brought up to date. */
+export function withGeneratedSections(readme: string): string {
+  const withSettings = withSection(withResourceSections(withResourceTable(readme)), SETTINGS_START, SETTINGS_END, settingsTable());
+  return withSection(withSettings, DATA_START, DATA_END, dataFunctionTable());
+}
+
 /** Every generated documentation file, by path relative to the repository root. */
 export function generatedDocFiles(root: string): Record<string, string> {
   const fs = require("node:fs") as typeof import("node:fs");
   const path = require("node:path") as typeof import("node:path");
   const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string };
   return {
-    "README.md": withResourceTable(fs.readFileSync(path.join(root, "README.md"), "utf8")),
+    "README.md": withGeneratedSections(fs.readFileSync(path.join(root, "README.md"), "utf8")),
     "docs/_index.md": registryIndex(),
     "docs/installation-configuration.md": registryInstallation(version),
   };

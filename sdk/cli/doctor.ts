@@ -14,7 +14,7 @@ import { Command } from "commander";
 import { ApiKeyStamper } from "../protocol/api-key-stamper";
 import { KeyformClient } from "../client/client";
 import { AuthenticationError, ConnectionError, KeyformError, NotFoundError, PermissionDeniedError, TimeoutError } from "../client/errors";
-import { resolveSettings, SETTING_ENV, SETTING_NAMES, unknownSettingProblem, type ConfigLookup, type Settings, type SettingName } from "../resources/runtime/settings";
+import { isSecretSetting, resolveSettings, SETTING_ENV, SETTING_NAMES, unknownSettingProblem, type ConfigLookup, type Settings, type SettingName } from "../resources/runtime/settings";
 import { curveOfPair } from "../resources/runtime/verify";
 import { describeOrigin, settingOrigins, unknownKeyformVariables, type SettingOrigin, type UnknownVariable } from "./setting-sources";
 
@@ -64,14 +64,14 @@ export async function diagnose(settings: Settings, timeoutMs = 10_000, configKey
       findings.push({
         check: `setting ${name}`,
         detail: "not set",
-        fix: `set ${name === "apiPrivateKey" ? "it as a secret: pulumi config set --secret" : "pulumi config set"} keyform:${name} <value>, or ${SETTING_ENV[name]}`,
+        fix: `set ${isSecretSetting(name) ? "it as a secret: pulumi config set --secret" : "pulumi config set"} keyform:${name} <value>, or ${SETTING_ENV[name]}`,
       });
       continue;
     }
     const origin = provenance.origins?.[name];
     if (origin === undefined && name !== "baseUrl") continue;
     // The private key is never printed, only that it is set and where from.
-    const shown = name === "apiPrivateKey" ? "[secret]" : String(value);
+    const shown = isSecretSetting(name) ? "[secret]" : String(value);
     findings.push({ check: `setting ${name}`, detail: origin === undefined ? shown : `${shown} (${describeOrigin(origin)})` });
   }
   if (settings.apiPublicKey === undefined || settings.apiPrivateKey === undefined) return findings;
@@ -195,9 +195,21 @@ export function doctorCommand(): Command {
     .option("--timeout-ms <ms>", "per-request timeout", (v) => Number(v), 10_000)
     .action(async (opts: { stack?: string; timeoutMs: number }) => {
       const { config, finding } = configInEffect(opts.stack);
-      const settings = resolveSettings(config?.lookup);
       const provenance = { origins: settingOrigins(config?.lookup, process.env), unknownVariables: unknownKeyformVariables(process.env) };
-      const findings = [...(finding !== undefined ? [finding] : []), ...(await diagnose(settings, opts.timeoutMs, config?.keys, provenance))];
+      let settings: Settings | undefined;
+      let refused: Finding | undefined;
+      try {
+        settings = resolveSettings(config?.lookup);
+      } catch (error) {
+        // A value its parser refuses (the message names the setting, and never a secret's value).
+        if (!(error instanceof RangeError)) throw error;
+        refused = { check: "settings", detail: error.message, fix: "correct the value the message names" };
+      }
+      const findings = [
+        ...(finding !== undefined ? [finding] : []),
+        ...(refused !== undefined ? [refused] : []),
+        ...(settings !== undefined ? await diagnose(settings, opts.timeoutMs, config?.keys, provenance) : []),
+      ];
       for (const f of findings) {
         process.stdout.write(`${f.fix === undefined ? "ok  " : "FAIL"} ${f.check}: ${f.detail}\n`);
         if (f.fix !== undefined) process.stdout.write(`     fix: ${f.fix}\n`);

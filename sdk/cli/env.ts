@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import type { Bootstrap } from "../emulator-contract";
-import { SETTING_ENV, type SettingName } from "../resources/runtime/settings";
+import { isSecretSetting, SETTING_ENV, type SettingName } from "../resources/runtime/settings";
 
 /** The settings an emulator's bootstrap.json holds (the others keep their defaults). */
 const BOOTSTRAP_SETTINGS = ["baseUrl", "organizationId", "apiPublicKey", "apiPrivateKey", "authProxyUrl", "authProxyConfigId"] as const satisfies readonly (SettingName & keyof Bootstrap)[];
@@ -42,7 +42,7 @@ export function settingLines(bootstrap: Bootstrap, format: "env" | "pulumi"): st
   return BOOTSTRAP_SETTINGS.map((name) => {
     const value = shellQuote(bootstrap[name]);
     if (format === "env") return `export ${SETTING_ENV[name]}=${value}`;
-    return `pulumi config set ${name === "apiPrivateKey" ? "--secret " : ""}keyform:${name} ${value}`;
+    return `pulumi config set ${isSecretSetting(name) ? "--secret " : ""}keyform:${name} ${value}`;
   });
 }
 

@@ -9,6 +9,8 @@ import { ExportReference, type ExportedResource } from "./export-model";
 export interface Renderer {
   readonly defaultFile: string;
   render(resources: readonly ExportedResource[], organizationId: string): string;
+  /** The declarations of `resources` alone, without the program around them (the README's examples). */
+  declarations(resources: readonly ExportedResource[]): string;
 }
 
 /** A TypeScript variable name for resource `name` (`ops-team` → `opsTeam`), unique in `taken`. */
@@ -47,6 +49,11 @@ const typescript: Renderer = {
       'import * as keyform from "keyform";',
       "",
     ];
+    const body = this.declarations(resources);
+    return lines.join("\n") + (body === "" ? "" : `\n${body}`);
+  },
+  declarations(resources) {
+    const lines: string[] = [];
     const variables = new Map<string, string>();
     const taken = new Set<string>();
     for (const r of resources) {
@@ -80,8 +87,11 @@ const yaml: Renderer = {
       "# Every object is adopted with importId: the first `pulumi up` records it in state without",
       "# changing it. The keyform provider plugin (pulumi-resource-keyform) must be installed or on",
       "# PATH, or named in a packages section (`packages: {keyform: ./node_modules/keyform/bin}`).",
-      "resources:",
     ];
+    return lines.join("\n") + "\n" + this.declarations(resources);
+  },
+  declarations(resources) {
+    const lines = ["resources:"];
     for (const r of resources) {
       lines.push(`  ${r.name}:`, `    type: keyform:index:${r.className}`, "    properties:");
       for (const [key, value] of Object.entries(r.inputs)) lines.push(`      ${key}: ${yamlValue(value)}`);

@@ -2,10 +2,10 @@
  * @module cli/setting-sources
  * Where each setting in effect comes from (stack config, environment, default), and the
  * `KEYFORM_*` environment names that are no setting: a mistyped `KEYFORM_BASEURL` would
- * otherwise leave the default in effect without a word. Mirrors `resolveSettings`, whose order
- * (config, then environment, then default) the providers use.
+ * otherwise leave the default in effect without a word. Reads the settings table, in the order
+ * `resolveSettings` uses (config, then environment, then default).
  */
-import { distance, SETTING_ENV, SETTING_NAMES, type ConfigLookup, type SettingName } from "../resources/runtime/settings";
+import { distance, hasDefault, SETTING_ENV, SETTING_NAMES, type ConfigLookup, type SettingName } from "../resources/runtime/settings";
 
 /** Where a setting's value came from. */
 export type SettingOrigin =
@@ -13,9 +13,6 @@ export type SettingOrigin =
   | { readonly from: "environment"; readonly variable: string }
   | { readonly from: "default" }
   | { readonly from: "not set" };
-
-/** Settings that have a default when nothing sets them. */
-const DEFAULTED: ReadonlySet<SettingName> = new Set(["baseUrl", "authProxyUrl", "timeoutMs", "firstByteTimeoutMs", "maxRequestsPerSecond"]);
 
 /**
  * `KEYFORM_*` variables that are not settings but are read by keyform's scripts and the runtime;
@@ -33,7 +30,7 @@ export function settingOrigins(config: ConfigLookup | undefined, env: NodeJS.Pro
     const key = [`keyform:${name}`, `keyform:config:${name}`].find((k) => present(config?.(k)));
     if (key !== undefined) origins[name] = { from: "stack config", key, ...(present(env[variable]) ? { shadows: variable } : {}) };
     else if (present(env[variable])) origins[name] = { from: "environment", variable };
-    else origins[name] = DEFAULTED.has(name) ? { from: "default" } : { from: "not set" };
+    else origins[name] = hasDefault(name) ? { from: "default" } : { from: "not set" };
   }
   return origins;
 }

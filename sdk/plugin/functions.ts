@@ -1,15 +1,13 @@
 /**
  * @module plugin/functions
- * The data functions as the plugin's invokes (`keyform:index:listUsers`, …): their schema is
- * derived from the wire schemas of the queries they run, and they run through the same
- * {@link runQuery} as the TypeScript data functions.
+ * The data functions as the plugin's invokes (`keyform:index:listUsers`, …): every entry of the
+ * data function table, its schema derived from the wire schemas of its query and result, run
+ * through the same {@link runDataFunction} as the TypeScript data functions.
  */
 import type { z } from "zod";
-import type { QueryName } from "../wire/registry";
-import { operations } from "../wire/registry";
 import { Timestamp } from "../wire/shared";
 import { singularName } from "../resources/runtime/describe";
-import { DATA_FUNCTIONS, runQuery, type DataFunction } from "../resources/runtime/queries";
+import { dataFunctionNamed, dataFunctionSchemas, runDataFunction, type DataFunction, type DataFunctionName } from "../resources/runtime/queries";
 import type { Settings } from "../resources/runtime/settings";
 
 type SchemaSpec = Record<string, unknown>;
@@ -128,13 +126,13 @@ export class FunctionTypes {
   }
 }
 
-/** The schema of one data function: inputs from its request, outputs from its response. */
+/** The schema of one data function: inputs from its query's request, outputs from its result. */
 export function functionSchema(fn: DataFunction, types: FunctionTypes = new FunctionTypes()): Record<string, unknown> {
-  const op = operations[fn.name] as unknown as { request: z.ZodType; response: z.ZodType };
+  const { request, result } = dataFunctionSchemas(fn);
   // organizationId is optional for a data function: it defaults to the setting.
-  const inputs = types.objectProperties(op.request, `the \`${fn.name}\` request`, ["organizationId"]);
+  const inputs = types.objectProperties(request, `the \`${fn.name}\` request`, ["organizationId"]);
   inputs.properties.organizationId = { type: "string", description: "The organization; defaults to the `keyform:organizationId` setting." };
-  const outputs = types.objectProperties(op.response, `the \`${fn.name}\` result`);
+  const outputs = types.objectProperties(result, `the \`${fn.name}\` result`);
   return {
     description: fn.description,
     inputs: { properties: inputs.properties, required: inputs.required },
@@ -143,17 +141,16 @@ export function functionSchema(fn: DataFunction, types: FunctionTypes = new Func
 }
 
 /** The data function a token names (`keyform:index:listUsers`), or undefined. */
-export function functionOfToken(token: string): QueryName | undefined {
-  const name = token.startsWith("keyform:index:") ? token.slice("keyform:index:".length) : undefined;
-  return DATA_FUNCTIONS.find((fn) => fn.name === name)?.name;
+export function functionOfToken(token: string): DataFunctionName | undefined {
+  return token.startsWith("keyform:index:") ? dataFunctionNamed(token.slice("keyform:index:".length))?.name : undefined;
 }
 
 /**
  * Runs the data function `name` with `args`; the result is plain JSON.
  * @throws {ProviderError} naming the function and, where it helps, the setting to fix.
  */
-export async function invokeFunction(settings: Settings, name: QueryName, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const result = await runQuery(settings, name, args as never);
+export async function invokeFunction(settings: Settings, name: DataFunctionName, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result = await runDataFunction(settings, name, args as never);
   // The response is parsed JSON already; a round trip drops `undefined` for the Struct.
   return JSON.parse(JSON.stringify(result)) as Record<string, unknown>;
 }

@@ -93,6 +93,16 @@ describe("unknown KEYFORM_* names", () => {
     expect(result.stdout).not.toMatch(/^ok {3}stack:/m);
     expect(result.stdout).not.toContain(settings.KEYFORM_API_PRIVATE_KEY!);
   });
+
+  it("a value the settings table's parser refuses is a finding naming the setting, never echoing a secret", async () => {
+    const badUrl = await doctor(outside, { ...emulatorSettings(), KEYFORM_BASE_URL: "localhost:8090" });
+    expect(badUrl.code, badUrl.stdout).toBe(1);
+    expect(badUrl.stdout).toMatch(/^FAIL settings: .*"baseUrl" \(keyform:baseUrl or KEYFORM_BASE_URL\) must be an http\(s\) URL, got "localhost:8090"/m);
+    const badSecret = await doctor(outside, { ...emulatorSettings(), KEYFORM_API_PRIVATE_KEY: "secret-but-no-key" });
+    expect(badSecret.code, badSecret.stdout).toBe(1);
+    expect(badSecret.stdout).toMatch(/^FAIL settings: .*"apiPrivateKey" .* must be a private key of 64 hex digits/m);
+    expect(badSecret.stdout + badSecret.stderr).not.toContain("secret-but-no-key");
+  });
 });
 
 describe("in a Pulumi project", () => {

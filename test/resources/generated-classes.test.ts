@@ -10,6 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { generatedDataFiles } from "../../scripts/data-functions";
 import { generatedResourceFiles } from "../../scripts/resource-classes";
 import { generatedDocFiles } from "../../scripts/resource-docs";
 import { registeredSpecs } from "../../sdk/resources/runtime";
@@ -18,7 +19,7 @@ import { repoRoot } from "../support/engine";
 const run = promisify(execFile);
 
 describe("generated resource classes and docs", () => {
-  const files = { ...generatedResourceFiles(), ...generatedDocFiles(repoRoot) };
+  const files = { ...generatedResourceFiles(), ...generatedDataFiles(), ...generatedDocFiles(repoRoot) };
 
   it.each(Object.keys(files))("%s is up to date (run `npm run gen:resources`)", (file) => {
     expect(fs.readFileSync(path.join(repoRoot, file), "utf8")).toBe(files[file]);

@@ -1,6 +1,9 @@
 /** Provider settings: stack config, then the environment, then the defaults. */
 import { describe, expect, it } from "vitest";
+import { generateApiKeyPair } from "../../sdk/client/keys";
 import { MissingSettingError, requireSetting, resolveSettings, DEFAULT_BASE_URL, DEFAULT_FIRST_BYTE_TIMEOUT_MS, DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_TIMEOUT_MS } from "../../sdk/resources/runtime/settings";
+
+const { publicKey: PUBLIC_KEY, privateKey: PRIVATE_KEY } = generateApiKeyPair();
 
 describe("resolveSettings", () => {
   it("defaults to the hosted service", () => {
@@ -53,14 +56,14 @@ describe("resolveSettings", () => {
   });
 
   it("reads keyform:* config before KEYFORM_* variables; empty values count as unset", () => {
-    const config: Record<string, string> = { "keyform:baseUrl": "http://config", "keyform:organizationId": "" , "keyform:config:apiPublicKey": "02pub" };
+    const config: Record<string, string> = { "keyform:baseUrl": "http://config", "keyform:organizationId": "" , "keyform:config:apiPublicKey": PUBLIC_KEY };
     const settings = resolveSettings((k) => config[k], {
       KEYFORM_BASE_URL: "http://env",
       KEYFORM_ORGANIZATION_ID: "org-env",
-      KEYFORM_API_PRIVATE_KEY: "priv",
+      KEYFORM_API_PRIVATE_KEY: PRIVATE_KEY,
       KEYFORM_AUTH_PROXY_CONFIG_ID: "cfg",
     });
-    expect(settings).toMatchObject({ baseUrl: "http://config", organizationId: "org-env", apiPublicKey: "02pub", apiPrivateKey: "priv", authProxyConfigId: "cfg" });
+    expect(settings).toMatchObject({ baseUrl: "http://config", organizationId: "org-env", apiPublicKey: PUBLIC_KEY, apiPrivateKey: PRIVATE_KEY, authProxyConfigId: "cfg" });
   });
 
   it("a missing credential names the config key (as a secret) and the environment variable", () => {
@@ -70,5 +73,19 @@ describe("resolveSettings", () => {
       'keyform: UserTag: create needs the setting "apiPrivateKey": set it with `pulumi config set --secret keyform:apiPrivateKey <value>` or the environment variable KEYFORM_API_PRIVATE_KEY',
     );
     expect(() => requireSetting(settings, "organizationId", "x")).toThrow(/keyform:organizationId.*KEYFORM_ORGANIZATION_ID/);
+  });
+
+  it("every setting's value goes through its one parser, in the runtime and in CheckConfig alike", () => {
+    expect(() => resolveSettings(undefined, { KEYFORM_BASE_URL: "localhost:8080" })).toThrow(/"baseUrl" \(keyform:baseUrl or KEYFORM_BASE_URL\) must be an http\(s\) URL, got "localhost:8080"/);
+    expect(() => resolveSettings(undefined, { KEYFORM_API_PUBLIC_KEY: "02pub" })).toThrow(/"apiPublicKey" .* must be a compressed public key in hex/);
+    // A secret is never echoed, not even a wrong one.
+    let message = "";
+    try {
+      resolveSettings(undefined, { KEYFORM_API_PRIVATE_KEY: "not-a-key-but-a-secret" });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/"apiPrivateKey" .* must be a private key of 64 hex digits/);
+    expect(message).not.toContain("not-a-key-but-a-secret");
   });
 });

@@ -5,42 +5,6 @@
  * the program), never captured into state or resource inputs.
  */
 
-/** The names of the settings, as they appear after `keyform:` in stack config. */
-export const SETTING_NAMES = [
-  "baseUrl",
-  "organizationId",
-  "apiPublicKey",
-  "apiPrivateKey",
-  "authProxyUrl",
-  "authProxyConfigId",
-  "timeoutMs",
-  "firstByteTimeoutMs",
-  "maxRequestsPerSecond",
-  "allowLockout",
-  "journalDir",
-] as const;
-export type SettingName = (typeof SETTING_NAMES)[number];
-
-/** The environment variable that backs each setting. */
-export const SETTING_ENV: Readonly<Record<SettingName, string>> = {
-  baseUrl: "KEYFORM_BASE_URL",
-  organizationId: "KEYFORM_ORGANIZATION_ID",
-  apiPublicKey: "KEYFORM_API_PUBLIC_KEY",
-  apiPrivateKey: "KEYFORM_API_PRIVATE_KEY",
-  authProxyUrl: "KEYFORM_AUTH_PROXY_URL",
-  authProxyConfigId: "KEYFORM_AUTH_PROXY_CONFIG_ID",
-  timeoutMs: "KEYFORM_TIMEOUT_MS",
-  firstByteTimeoutMs: "KEYFORM_FIRST_BYTE_TIMEOUT_MS",
-  maxRequestsPerSecond: "KEYFORM_MAX_REQUESTS_PER_SECOND",
-  allowLockout: "KEYFORM_ALLOW_LOCKOUT",
-  journalDir: "KEYFORM_JOURNAL_DIR",
-};
-
-/** `keyform:<name>` and its environment variable, as messages name a setting. */
-export function settingLabel(name: SettingName): string {
-  return `keyform:${name} (${SETTING_ENV[name]})`;
-}
-
 /** Default folder of the create journal (`ownership.ts`), relative to the provider's working directory. */
 export const DEFAULT_JOURNAL_DIR = ".keyform/journal";
 
@@ -69,6 +33,185 @@ export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 15_000;
  * leave part of the plan's budget to another client at the same address.
  */
 export const DEFAULT_MAX_REQUESTS_PER_SECOND = 0;
+
+/**
+ * One setting. Its `parse` is the one validator of its values: the runtime (`resolveSettings`),
+ * the plugin's CheckConfig and `doctor` all call it.
+ */
+export interface SettingSpec<T> {
+  /** The environment variable read when the stack config does not set it. */
+  readonly env: string;
+  /** What it is for, as the schema, `doctor` and the docs say it. */
+  readonly description: string;
+  /** A credential: marked secret in the schema, set with `pulumi config set --secret`, never printed. */
+  readonly secret?: boolean;
+  /** The value in effect when nothing sets it; absent: the setting stays unset. */
+  readonly default?: T;
+  /**
+   * The value of a raw setting (trimmed, not empty).
+   * @throws {SettingValueError} saying what the value must be.
+   */
+  readonly parse: (raw: string) => T;
+}
+
+/** A setting's value refused by its parser; `expected` says what it must be ("must be …"). */
+export class SettingValueError extends Error {
+  constructor(readonly expected: string) {
+    super(expected);
+    this.name = "SettingValueError";
+  }
+}
+
+const HEX = /^[0-9a-fA-F]+$/;
+
+/** Any text. */
+const text = (raw: string): string => raw;
+
+/** An http(s) URL. */
+function httpUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SettingValueError("must be an http(s) URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new SettingValueError("must be an http(s) URL");
+  return raw;
+}
+
+/** A positive whole number of milliseconds. */
+function milliseconds(raw: string): number {
+  const ms = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(ms) || ms <= 0) throw new SettingValueError("must be a positive whole number of milliseconds");
+  return ms;
+}
+
+/** A non-negative number of requests per second (fractions allowed, 0 = no cap). */
+function rate(raw: string): number {
+  const perSecond = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isFinite(perSecond)) throw new SettingValueError("must be a number of requests per second (0 for no cap)");
+  return perSecond;
+}
+
+/** `true` or `false`. */
+function flag(raw: string): boolean {
+  if (raw === "true" || raw === "false") return raw === "true";
+  throw new SettingValueError("must be true or false");
+}
+
+/** A compressed public key in hex (66 digits; 64 for ed25519). */
+function publicKeyHex(raw: string): string {
+  if (HEX.test(raw) && (raw.length === 66 || raw.length === 64)) return raw;
+  throw new SettingValueError("must be a compressed public key in hex (66 digits; 64 for ed25519)");
+}
+
+/** A private key of 64 hex digits. */
+function privateKeyHex(raw: string): string {
+  if (HEX.test(raw) && raw.length === 64) return raw;
+  throw new SettingValueError("must be a private key of 64 hex digits");
+}
+
+/**
+ * Every setting, in one table: its environment variable, default, whether it is secret, its
+ * description and its parser. The runtime, the plugin's schema, config and CheckConfig, `doctor`,
+ * `env` and the generated docs all read it.
+ */
+export const SETTINGS = {
+  baseUrl: {
+    env: "KEYFORM_BASE_URL",
+    description: "Base URL of the service API.",
+    default: DEFAULT_BASE_URL,
+    parse: httpUrl,
+  },
+  organizationId: {
+    env: "KEYFORM_ORGANIZATION_ID",
+    description: "The organization resources live in unless they say otherwise.",
+    parse: text,
+  },
+  apiPublicKey: {
+    env: "KEYFORM_API_PUBLIC_KEY",
+    description: "Public key (hex) of the API key that signs requests.",
+    parse: publicKeyHex,
+  },
+  apiPrivateKey: {
+    env: "KEYFORM_API_PRIVATE_KEY",
+    description: "Private key (hex) of the API key that signs requests.",
+    secret: true,
+    parse: privateKeyHex,
+  },
+  authProxyUrl: {
+    env: "KEYFORM_AUTH_PROXY_URL",
+    description: "Base URL of the authentication proxy.",
+    default: DEFAULT_AUTH_PROXY_URL,
+    parse: httpUrl,
+  },
+  authProxyConfigId: {
+    env: "KEYFORM_AUTH_PROXY_CONFIG_ID",
+    description: "Authentication proxy configuration id.",
+    parse: text,
+  },
+  timeoutMs: {
+    env: "KEYFORM_TIMEOUT_MS",
+    description: "Budget of one request in milliseconds, retries and the recovery of a lost answer included.",
+    default: DEFAULT_TIMEOUT_MS,
+    parse: milliseconds,
+  },
+  firstByteTimeoutMs: {
+    env: "KEYFORM_FIRST_BYTE_TIMEOUT_MS",
+    description: "Time in milliseconds a request may take to connect and receive the first byte of the answer; a silent server fails within it, without retries.",
+    default: DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+    parse: milliseconds,
+  },
+  maxRequestsPerSecond: {
+    env: "KEYFORM_MAX_REQUESTS_PER_SECOND",
+    description:
+      "Cap on the requests per second of the provider, all its resources together, below the rate the service advertises in its ratelimit-limit headers, which the provider always keeps to (0: no cap beyond the service's).",
+    default: DEFAULT_MAX_REQUESTS_PER_SECOND,
+    parse: rate,
+  },
+  allowLockout: {
+    env: "KEYFORM_ALLOW_LOCKOUT",
+    description:
+      "`true` for a deliberate hand-over: let the plan lock the deploying credentials out of the organization (an IP allowlist without the caller's address, deleting the key or user keyform runs as, a root quorum without its user). `false`: such a plan fails at preview.",
+    default: false,
+    parse: flag,
+  },
+  journalDir: {
+    env: "KEYFORM_JOURNAL_DIR",
+    description:
+      "Folder of the create journal that proves which objects this stack created (one folder per stack inside; relative to the project directory). Keep it with the stack's state.",
+    default: DEFAULT_JOURNAL_DIR,
+    parse: text,
+  },
+} as const satisfies Record<string, SettingSpec<unknown>>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** The names of the settings, as they appear after `keyform:` in stack config. */
+export const SETTING_NAMES = Object.keys(SETTINGS) as readonly SettingName[];
+
+/** The environment variable that backs each setting. */
+export const SETTING_ENV: Readonly<Record<SettingName, string>> = Object.fromEntries(SETTING_NAMES.map((name) => [name, SETTINGS[name].env])) as Record<SettingName, string>;
+
+/** The table entry of `name`, typed loosely for code that walks every setting. */
+export function settingSpec(name: SettingName): SettingSpec<unknown> {
+  return SETTINGS[name];
+}
+
+/** True for a setting that holds a credential (never printed, set with `--secret`). */
+export function isSecretSetting(name: SettingName): boolean {
+  return settingSpec(name).secret === true;
+}
+
+/** True for a setting that has a value when nothing sets it. */
+export function hasDefault(name: SettingName): boolean {
+  return settingSpec(name).default !== undefined;
+}
+
+/** `keyform:<name>` and its environment variable, as messages name a setting. */
+export function settingLabel(name: SettingName): string {
+  return `keyform:${name} (${SETTING_ENV[name]})`;
+}
 
 /** Resolved settings; credentials may be absent until something needs them. */
 export interface Settings {
@@ -104,7 +247,7 @@ export class MissingSettingError extends Error {
   ) {
     super(
       `keyform: ${purpose} needs the setting "${setting}": set it with ` +
-        `\`pulumi config set ${setting === "apiPrivateKey" ? "--secret " : ""}keyform:${setting} <value>\` ` +
+        `\`pulumi config set ${isSecretSetting(setting) ? "--secret " : ""}keyform:${setting} <value>\` ` +
         `or the environment variable ${SETTING_ENV[setting]}`,
     );
     this.name = "MissingSettingError";
@@ -112,69 +255,46 @@ export class MissingSettingError extends Error {
 }
 
 /**
+ * Why `raw` is no value of setting `name` (without the value when the setting is secret), or
+ * undefined when its parser takes it.
+ */
+export function settingValueProblem(name: SettingName, raw: string): string | undefined {
+  try {
+    settingSpec(name).parse(raw.trim());
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof SettingValueError)) throw error;
+    return `keyform:${name} ${error.expected}${isSecretSetting(name) ? "" : `, not ${JSON.stringify(raw)}`}`;
+  }
+}
+
+/**
  * Resolves every setting: config (`keyform:<name>`, also the `keyform:config:<name>` form
- * some engines use for package config), then the environment, then the defaults.
- * Empty strings count as unset.
+ * some engines use for package config), then the environment, then the defaults, each value
+ * through its parser. Empty strings count as unset.
+ * @throws {RangeError} naming the config key and the variable of a value its parser refuses.
  */
 export function resolveSettings(config: ConfigLookup | undefined, env: NodeJS.ProcessEnv = process.env): Settings {
-  const value = (name: SettingName): string | undefined => {
+  const resolved: Record<string, unknown> = {};
+  for (const name of SETTING_NAMES) {
+    const spec = settingSpec(name);
     const fromConfig = config?.(`keyform:${name}`) ?? config?.(`keyform:config:${name}`);
-    const raw = fromConfig !== undefined && fromConfig !== "" ? fromConfig : env[SETTING_ENV[name]];
-    return raw !== undefined && raw !== "" ? raw.trim() : undefined;
-  };
-  return {
-    baseUrl: value("baseUrl") ?? DEFAULT_BASE_URL,
-    organizationId: value("organizationId"),
-    apiPublicKey: value("apiPublicKey"),
-    apiPrivateKey: value("apiPrivateKey"),
-    authProxyUrl: value("authProxyUrl") ?? DEFAULT_AUTH_PROXY_URL,
-    authProxyConfigId: value("authProxyConfigId"),
-    timeoutMs: parseTimeout(value("timeoutMs"), "timeoutMs", DEFAULT_TIMEOUT_MS),
-    firstByteTimeoutMs: parseTimeout(value("firstByteTimeoutMs"), "firstByteTimeoutMs", DEFAULT_FIRST_BYTE_TIMEOUT_MS),
-    maxRequestsPerSecond: parseRate(value("maxRequestsPerSecond")),
-    allowLockout: parseFlag("allowLockout", value("allowLockout")),
-    journalDir: value("journalDir") ?? DEFAULT_JOURNAL_DIR,
-  };
-}
-
-/**
- * A positive whole number of milliseconds.
- * @throws {RangeError} naming the config key and the variable when it is not one.
- */
-function parseTimeout(raw: string | undefined, name: "timeoutMs" | "firstByteTimeoutMs", fallback: number): number {
-  if (raw === undefined) return fallback;
-  const ms = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(ms) || ms <= 0) {
-    throw new RangeError(
-      `keyform: the setting "${name}" (keyform:${name} or ${SETTING_ENV[name]}) must be a positive whole number of milliseconds, got ${JSON.stringify(raw)}`,
-    );
+    const raw = fromConfig !== undefined && fromConfig !== "" ? fromConfig : env[spec.env];
+    const value = raw !== undefined && raw !== "" ? raw.trim() : undefined;
+    if (value === undefined) {
+      resolved[name] = spec.default;
+      continue;
+    }
+    try {
+      resolved[name] = spec.parse(value);
+    } catch (error) {
+      if (!(error instanceof SettingValueError)) throw error;
+      throw new RangeError(
+        `keyform: the setting "${name}" (keyform:${name} or ${spec.env}) ${error.expected}` + (spec.secret ? "" : `, got ${JSON.stringify(value)}`),
+      );
+    }
   }
-  return ms;
-}
-
-/**
- * `true` or `false` (default false).
- * @throws {RangeError} naming the config key and the variable when it is neither.
- */
-function parseFlag(name: "allowLockout", raw: string | undefined): boolean {
-  if (raw === undefined) return false;
-  if (raw === "true" || raw === "false") return raw === "true";
-  throw new RangeError(`keyform: the setting "${name}" (keyform:${name} or ${SETTING_ENV[name]}) must be true or false, got ${JSON.stringify(raw)}`);
-}
-
-/**
- * A non-negative number of requests per second (fractions allowed, 0 = no cap).
- * @throws {RangeError} naming the config key and the variable when it is not one.
- */
-function parseRate(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_MAX_REQUESTS_PER_SECOND;
-  const rate = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isFinite(rate)) {
-    throw new RangeError(
-      `keyform: the setting "maxRequestsPerSecond" (keyform:maxRequestsPerSecond or ${SETTING_ENV.maxRequestsPerSecond}) must be a number of requests per second (0 for no cap), got ${JSON.stringify(raw)}`,
-    );
-  }
-  return rate;
+  return resolved as unknown as Settings;
 }
 
 /**
