@@ -40,8 +40,9 @@ import { mayNeedConsensus } from "./earlier-work";
 export const GATHER_MS = 10;
 /**
  * On a limited service, a batch whose slot has come stays open while items keep joining (one
- * joined within this many ms), up to {@link MAX_GATHER_MS}: the engine hands over a wave of
- * ready resources over a while, and every extra activity costs a whole slot of the plan.
+ * joined within this many ms, or within one slot of the plan when that is longer), up to
+ * {@link MAX_GATHER_MS}: the engine hands over a wave of ready resources over a while, and every
+ * extra activity costs a whole slot of the plan.
  */
 export const IDLE_MS = 300;
 export const MAX_GATHER_MS = 5_000;
@@ -125,7 +126,9 @@ async function flushWhenFree(group: Group, form: BatchForm<unknown, unknown>): P
   await group.session.pace?.whenFree();
   const rate = group.session.pace?.rate;
   if (rate !== undefined && rate !== Infinity) {
-    while (group.waiting.length < form.max && Date.now() - group.lastJoin < IDLE_MS && Date.now() - opened < MAX_GATHER_MS) {
+    // Waiting for one more item is worth up to what one more activity would cost: a slot.
+    const idleMs = Math.max(IDLE_MS, rate > 0 ? 1000 / rate : IDLE_MS);
+    while (group.waiting.length < form.max && Date.now() - group.lastJoin < idleMs && Date.now() - opened < MAX_GATHER_MS) {
       await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 3));
     }
   }
