@@ -311,6 +311,34 @@ describe("batching through the ownership journal (creates with a URN, as in an e
     for (const d of declared) expect(readEntry(journalDir, urnIn("jone", d.kind, d.key))?.batch, `${d.kind} ${d.key}`).toBeDefined();
   });
 
+  it("another stack declaring the same objects adopts none of this stack's: named ones fail naming the object and its importId, invitations are its own", async () => {
+    const sender = emu.emulator.bootstrap.userId;
+    const declared = [
+      ...Array.from({ length: 3 }, (_, i) => ({ kind: "Policy", key: `j3-p${i}`, args: { policyName: `j3-p${i}`, effect: "EFFECT_DENY", condition: `activity.type == 'j3${i}'` } })),
+      ...Array.from({ length: 2 }, (_, i) => ({
+        kind: "Invitation",
+        key: `j3-i${i}@example.com`,
+        args: { receiverUserName: `j3-i${i}`, receiverUserEmail: `j3-i${i}@example.com`, accessType: "ACCESS_TYPE_API", senderUserId: sender },
+      })),
+    ];
+    const first = await createAll(declared, "jthree-a");
+    expect(first.filter((m) => m.error !== undefined)).toEqual([]);
+    proxy.resetCounts();
+    const second = await createAll(declared, "jthree-b");
+    // The other stack's batches were sent as plural activities too: the policies' one was refused.
+    expect(submits().create_policies).toBeGreaterThanOrEqual(1);
+    for (const [i, m] of second.entries()) {
+      if (m.kind === "Policy") expect(m.error, m.key).toMatch(new RegExp(`the existing Policy "${first[i]!.id}" .*this stack did not create it.*importId: "${first[i]!.id}"`));
+      else expect(m.error, m.key).toBeUndefined();
+    }
+    const census = await officialCensus();
+    for (const m of first) {
+      if (m.kind === "Policy") expect(census.Policy!.get(m.key)).toEqual([m.id]);
+      // One invitation per stack: the same declaration, two bodies (each stack's own timestamp).
+      else expect(new Set(census.Invitation!.get(m.key))).toEqual(new Set([m.id, second.find((n) => n.key === m.key)!.id]));
+    }
+  });
+
   it("answers lost after the service acted, until the run gives up (a killed run): the next run resends each batch byte-identical and adopts every item, none made twice", async () => {
     const owners = await keyOwners("j2");
     const declared = mixed("j2", owners);
