@@ -8,6 +8,11 @@
  * the service's activities allow, issue "limits" item 5), the time the plan's rate implies for
  * those requests, and 429s. Asserts nothing.
  *
+ * The engine runs at most `--parallel` resource operations at once (its default is 4 per CPU),
+ * and a plural activity can only gather the creates in flight together: the runs use
+ * `--parallel` {@link PARALLEL} (`KEYFORM_BENCH_PARALLEL` to change it), as a pipeline on a
+ * limited plan should.
+ *
  *   npm run bench:plans                 # plans: none, free, pro
  *   npm run bench:plans -- free payg    # the plans named
  */
@@ -21,10 +26,12 @@ import { startFaultProxy } from "../test/support/fault-proxy";
 import { benchPulumiCommand, createBenchStack } from "./bench-stack";
 
 const POLICIES = 100;
-const USERS = 100;
+/** The organization holds at most 100 users, the root user among them. */
+const USERS = 99;
 const KEY_OWNERS = 5;
 const KEYS_PER_OWNER = 10;
 const INVITATIONS = 50;
+const PARALLEL = Number(process.env.KEYFORM_BENCH_PARALLEL ?? 100);
 
 /**
  * The floor per operation: the settings check, plus one plural activity per kind and wave
@@ -76,15 +83,15 @@ async function measure(plan: Plan | "none"): Promise<void> {
       bootstrap: b,
       envVars: {},
     });
-    console.log(`plan ${plan} (${rate === Infinity ? "no limit" : `${rate} requests/s`}), ${POLICIES + USERS + KEY_OWNERS * KEYS_PER_OWNER + INVITATIONS} objects`);
+    console.log(`plan ${plan} (${rate === Infinity ? "no limit" : `${rate} requests/s`}), ${POLICIES + USERS + KEY_OWNERS * KEYS_PER_OWNER + INVITATIONS} objects, --parallel ${PARALLEL}`);
     for (const operation of ["up", "preview --refresh", "destroy"] as const) {
       // The service's bucket refills between operations, as between two pipeline runs.
       await new Promise((resolve) => setTimeout(resolve, rate === Infinity ? 0 : 1_500));
       proxy.resetCounts();
       const t0 = Date.now();
-      if (operation === "up") await stack.up();
-      else if (operation === "preview --refresh") await stack.preview({ refresh: true });
-      else await stack.destroy();
+      if (operation === "up") await stack.up({ parallel: PARALLEL });
+      else if (operation === "preview --refresh") await stack.preview({ refresh: true, parallel: PARALLEL });
+      else await stack.destroy({ parallel: PARALLEL });
       const seconds = (Date.now() - t0) / 1000;
       const { requests, byStatus } = proxy.counts;
       const floor = FLOOR[operation];

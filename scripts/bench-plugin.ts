@@ -35,11 +35,11 @@ import * as keyform from "../sdk";
 import { DYNAMIC_TYPE_PREFIX } from "../sdk/resources/provider";
 import { DEFAULT_MAX_REQUESTS_PER_SECOND } from "../sdk/resources/runtime/settings";
 import { repoRoot } from "../examples/shared/workspace";
-import { declarations, KINDS, type Declaration } from "../test/support/declarations";
+import { declarations, keyOwnersNeeded, KINDS, spreadApiKeys, type Declaration } from "../test/support/declarations";
 import { startEmulatorProcess, type EmulatorProcess } from "../test/support/emulator-process";
 import { startFaultProxy, type FaultProxy } from "../test/support/fault-proxy";
 import { recordedOutputs, replayEnvironment, ReplayResource, type ExportedResource, type Recorded } from "./bench-replay";
-import { benchPulumiCommand, createBenchStack } from "./bench-stack";
+import { benchPulumiCommand, createBenchStack, createKeyOwners } from "./bench-stack";
 
 type Way = "F1" | "dynamic" | "F1out" | "NY" | "plugin" | "NYout";
 const WAYS: readonly Way[] = ["F1", "dynamic", "F1out", "NY", "plugin", "NYout"];
@@ -105,6 +105,22 @@ interface Setup {
 
 const prefixOf = (way: Way, n: number, rep: number) => `${way.toLowerCase()}${rep}n${n}`;
 
+/** The users holding the API keys of a setup's runs (made once, reused: each run destroys its keys). */
+const keyOwners = new WeakMap<Setup, string[]>();
+
+/**
+ * The mix of `n` resources under `prefix`, its API keys spread over users of their own: one user
+ * holds at most 10 long-lived and 10 expiring keys, and preview refuses a plan over that.
+ */
+async function declaredFor(setup: Setup, prefix: string, n: number): Promise<Declaration[]> {
+  const mix = declarations(prefix, n, KINDS, setup.emulator.bootstrap.userId);
+  const owners = keyOwners.get(setup) ?? [];
+  const needed = keyOwnersNeeded(mix);
+  if (owners.length < needed) owners.push(...(await createKeyOwners(setup.emulator.url, setup.emulator.bootstrap, `owners${owners.length}`, needed - owners.length)));
+  keyOwners.set(setup, owners);
+  return spreadApiKeys(mix, owners);
+}
+
 /** Where the outputs of one repetition are kept for the way that replays them. */
 const recordedOutputsFile = (setup: Setup, way: "F1out" | "NYout", n: number, rep: number) => path.join(setup.work, `${way}-${n}-${rep}.json`);
 
@@ -136,7 +152,7 @@ async function runOnce(setup: Setup, way: Way, n: number, rep: number, env: Reco
   const stack: Stack = await createBenchStack({
     work: setup.work,
     projectName: `bench-${prefix}`,
-    program: program(way, declarations(prefix, n, KINDS, emulator.bootstrap.userId)),
+    program: program(way, await declaredFor(setup, prefix, n)),
     pulumiCommand: await benchPulumiCommand(),
     baseUrl: proxy.url,
     bootstrap: emulator.bootstrap,

@@ -14,9 +14,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as keyform from "../sdk";
 import { startEmulator } from "../sdk";
-import { declarations, KINDS } from "../test/support/declarations";
+import { declarations, keyOwnersNeeded, KINDS, spreadApiKeys } from "../test/support/declarations";
 import { startFaultProxy, type FaultCounts } from "../test/support/fault-proxy";
-import { benchPulumiCommand, createBenchStack } from "./bench-stack";
+import { benchPulumiCommand, createBenchStack, createKeyOwners } from "./bench-stack";
 
 /** Requests by kind of endpoint: activity submits, the activity history, every other read. */
 function breakdown(counts: FaultCounts): { submits: number; history: number; reads: number } {
@@ -37,7 +37,9 @@ async function measure(n: number, rate: number): Promise<void> {
   const proxy = await startFaultProxy({ upstream: emulator.url, rate, seed: 42 });
   try {
     const b = emulator.bootstrap;
-    const declared = declarations("bench", n, KINDS, b.userId);
+    const mix = declarations("bench", n, KINDS, b.userId);
+    // Spread over users of their own: one user holds at most 10 long-lived and 10 expiring keys.
+    const declared = spreadApiKeys(mix, await createKeyOwners(emulator.url, b, "bench", keyOwnersNeeded(mix)));
     const stack = await createBenchStack({
       work,
       projectName: "bench-reconcile",

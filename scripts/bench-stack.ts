@@ -9,6 +9,8 @@ import * as path from "node:path";
 import { LocalWorkspace, PulumiCommand, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
 import { pulumiBinDir, repoRoot } from "../examples/shared/workspace";
 import type { Bootstrap } from "../sdk/emulator-contract";
+import { ApiKeyStamper } from "../sdk/client/api-key-stamper";
+import { KeyformClient } from "../sdk/client/client";
 
 export interface BenchStackOptions {
   /** The run's scratch folder: the project, its state and the Pulumi home go below it. */
@@ -59,4 +61,21 @@ export async function createBenchStack(options: BenchStackOptions): Promise<Stac
       },
     },
   );
+}
+
+/**
+ * Makes `count` users (named `<prefix>-keys-<i>`) to hold a benchmark's API keys
+ * (`spreadApiKeys`): the service holds at most 10 long-lived and 10 expiring keys per user.
+ */
+export async function createKeyOwners(baseUrl: string, bootstrap: Pick<Bootstrap, "organizationId" | "apiPublicKey" | "apiPrivateKey">, prefix: string, count: number): Promise<string[]> {
+  if (count === 0) return [];
+  const client = new KeyformClient({
+    baseUrl,
+    organizationId: bootstrap.organizationId,
+    stamper: new ApiKeyStamper({ apiPublicKey: bootstrap.apiPublicKey, apiPrivateKey: bootstrap.apiPrivateKey }),
+  });
+  const { userIds } = await client.createUsers({
+    users: Array.from({ length: count }, (_, i) => ({ userName: `${prefix}-keys-${i}`, apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] })),
+  });
+  return userIds;
 }

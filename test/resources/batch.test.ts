@@ -8,10 +8,16 @@
  */
 import { ApiKeyStamper as TurnkeyApiKeyStamper } from "@turnkey/api-key-stamper";
 import { TurnkeyClient } from "@turnkey/http";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { handlers } from "../../sdk/resources/runtime";
 import { batchCounters } from "../../sdk/resources/runtime/batch";
+import { forgetBatchReplays } from "../../sdk/resources/runtime/batch-journal";
+import { readEntry } from "../../sdk/resources/runtime/ownership";
+import { URN_INPUT } from "../../sdk/resources/runtime/plan-census";
 import { forgetEarlierWork } from "../../sdk/resources/runtime/earlier-work";
 import { forgetSharedReads } from "../../sdk/resources/runtime/shared-reads";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
@@ -61,11 +67,19 @@ interface Made {
   error?: string;
 }
 
-/** Runs every create at once, as the engine does for ready resources; failures are kept per resource. */
-async function createAll(declared: Array<{ kind: string; key: string; args: Record<string, unknown> }>): Promise<Made[]> {
+/** The URN of a declared resource in `stack`, as the engine names a dynamic resource. */
+const urnIn = (stack: string, kind: string, key: string) => `urn:pulumi:${stack}::proj::pulumi-nodejs:dynamic/keyform:${kind}::${key}`;
+
+/**
+ * Runs every create at once, as the engine does for ready resources; failures are kept per
+ * resource. With `stack`, each create carries its resource's URN, as in an engine run: it is
+ * journaled for that stack (`ownership.ts`, `batch-journal.ts`).
+ */
+async function createAll(declared: Array<{ kind: string; key: string; args: Record<string, unknown> }>, stack?: string): Promise<Made[]> {
   return Promise.all(
-    declared.map(async ({ kind, key, args }) => {
+    declared.map(async ({ kind, key, args: declaredArgs }) => {
       const handler = handlers[kind]!;
+      const args = stack === undefined ? declaredArgs : { ...declaredArgs, [URN_INPUT]: urnIn(stack, kind, key) };
       try {
         const { inputs } = await handler.check({}, args);
         const { id, outs } = await handler.create(inputs);
@@ -243,4 +257,133 @@ describe("batching", () => {
       await faulty.close();
     });
   }
+});
+
+describe("batching through the ownership journal (creates with a URN, as in an engine run)", () => {
+  let journalDir: string;
+  const savedEnv: Record<string, string | undefined> = {};
+  const setEnv = (key: string, value: string | undefined) => {
+    if (!(key in savedEnv)) savedEnv[key] = process.env[key];
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  };
+
+  beforeAll(() => {
+    journalDir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-batch-journal-"));
+    setEnv("KEYFORM_JOURNAL_DIR", journalDir);
+  });
+
+  afterAll(() => {
+    for (const [key, value] of Object.entries(savedEnv)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+    fs.rmSync(journalDir, { recursive: true, force: true });
+  });
+
+  beforeEach(() => forgetBatchReplays());
+
+  /** The batch records in the journal of `stack`. */
+  const batchRecords = (stack: string) => (fs.existsSync(path.join(journalDir, stack)) ? fs.readdirSync(path.join(journalDir, stack)).filter((f) => f.startsWith("batch-")) : []);
+
+  /** Completed create activities of the organization since `before`, by type. */
+  async function completedCreatesSince(before: Set<string>): Promise<Record<string, number>> {
+    const { activities } = await official.getActivities({ organizationId: emu.emulator.bootstrap.organizationId, paginationOptions: { limit: "100" } });
+    const byType: Record<string, number> = {};
+    for (const a of activities) {
+      if (before.has(a.id) || a.status !== "ACTIVITY_STATUS_COMPLETED" || !a.type.includes("CREATE_")) continue;
+      byType[a.type] = (byType[a.type] ?? 0) + 1;
+    }
+    return byType;
+  }
+
+  const activityIds = async () => new Set((await official.getActivities({ organizationId: emu.emulator.bootstrap.organizationId, paginationOptions: { limit: "100" } })).activities.map((a) => a.id));
+
+  it("creates with a URN go out as plural activities, each item journaled with a pointer to the batch record", async () => {
+    const owners = await keyOwners("j1");
+    proxy.resetCounts();
+    const declared = mixed("j1", owners);
+    const made = await createAll(declared, "jone");
+    expect(made.filter((m) => m.error !== undefined)).toEqual([]);
+    expect(submits()).toEqual({ create_policies: 1, create_users: 1, create_invitations: 1, create_api_keys: 2 });
+    expectExactlyOnce(made, await officialCensus());
+    expect(batchRecords("jone")).toHaveLength(5);
+    for (const d of declared) expect(readEntry(journalDir, urnIn("jone", d.kind, d.key))?.batch, `${d.kind} ${d.key}`).toBeDefined();
+  });
+
+  it("another stack declaring the same objects adopts none of this stack's: named ones fail naming the object and its importId, invitations are its own", async () => {
+    const sender = emu.emulator.bootstrap.userId;
+    const declared = [
+      ...Array.from({ length: 3 }, (_, i) => ({ kind: "Policy", key: `j3-p${i}`, args: { policyName: `j3-p${i}`, effect: "EFFECT_DENY", condition: `activity.type == 'j3${i}'` } })),
+      ...Array.from({ length: 2 }, (_, i) => ({
+        kind: "Invitation",
+        key: `j3-i${i}@example.com`,
+        args: { receiverUserName: `j3-i${i}`, receiverUserEmail: `j3-i${i}@example.com`, accessType: "ACCESS_TYPE_API", senderUserId: sender },
+      })),
+    ];
+    const first = await createAll(declared, "jthree-a");
+    expect(first.filter((m) => m.error !== undefined)).toEqual([]);
+    proxy.resetCounts();
+    const second = await createAll(declared, "jthree-b");
+    // The other stack's batches were sent as plural activities too: the policies' one was refused.
+    expect(submits().create_policies).toBeGreaterThanOrEqual(1);
+    for (const [i, m] of second.entries()) {
+      if (m.kind === "Policy") expect(m.error, m.key).toMatch(new RegExp(`the existing Policy "${first[i]!.id}" .*this stack did not create it.*importId: "${first[i]!.id}"`));
+      else expect(m.error, m.key).toBeUndefined();
+    }
+    const census = await officialCensus();
+    for (const m of first) {
+      if (m.kind === "Policy") expect(census.Policy!.get(m.key)).toEqual([m.id]);
+      // One invitation per stack: the same declaration, two bodies (each stack's own timestamp).
+      else expect(new Set(census.Invitation!.get(m.key))).toEqual(new Set([m.id, second.find((n) => n.key === m.key)!.id]));
+    }
+  });
+
+  it("answers lost after the service acted, until the run gives up (a killed run): the next run resends each batch byte-identical and adopts every item, none made twice", async () => {
+    const owners = await keyOwners("j2");
+    const declared = mixed("j2", owners);
+    // Every answer about an activity is lost (its submit, its polls, the lookup by fingerprint);
+    // reads pass, so the run gets as far as submitting.
+    const faulty = await startFaultProxy({ upstream: emu.emulator.url, rate: 1, seed: 5, faults: ["resetAfter"], onlyPaths: /\/submit\/|get_activity|list_activities/ });
+    proxy.setUpstream(faulty.url);
+    // A short budget: the run gives up on the lost answers as a killed run would.
+    setEnv("KEYFORM_TIMEOUT_MS", "3000");
+    const before = await activityIds();
+    try {
+      proxy.resetCounts();
+      const first = await createAll(declared, "jtwo");
+      expect(first.filter((m) => m.error === undefined).map((m) => m.key), "a create that succeeded without an answer").toEqual([]);
+      // The plural activities were submitted and ran; their answers were lost.
+      const lost = faulty.counts.faultsByPath;
+      console.log(`[batch] killed-run stand-in: faults by path ${JSON.stringify(lost)}; first error: ${first[0]?.error}`);
+      for (const endpoint of ["create_policies", "create_users", "create_invitations", "create_api_keys"]) {
+        expect(lost[`/public/v1/submit/${endpoint}`] ?? 0, endpoint).toBeGreaterThan(0);
+      }
+      expect(lost["/public/v1/submit/create_policy"] ?? 0).toBe(0);
+      const ranFirst = await completedCreatesSince(before);
+      expect(ranFirst).toEqual({ ACTIVITY_TYPE_CREATE_POLICIES: 1, ACTIVITY_TYPE_CREATE_USERS_V4: 1, ACTIVITY_TYPE_CREATE_INVITATIONS: 1, ACTIVITY_TYPE_CREATE_API_KEYS_V2: 2 });
+    } finally {
+      setEnv("KEYFORM_TIMEOUT_MS", undefined);
+      proxy.setUpstream(emu.emulator.url);
+      await faulty.close();
+    }
+
+    // The next run, a new process as far as the provider knows: only the journal remains.
+    forgetBatchReplays();
+    forgetSharedReads();
+    forgetEarlierWork();
+    proxy.resetCounts();
+    const next = await createAll(declared, "jtwo");
+    for (const m of next.filter((n) => n.error)) console.log(`[batch] next run: ${m.kind} ${m.key}: ${m.error}`);
+    expect(next.filter((m) => m.error !== undefined)).toEqual([]);
+    // One resend per batch, and no new activity: the service answered with the ones it had.
+    const sent = submits();
+    expect([sent.create_policies, sent.create_users, sent.create_invitations, sent.create_policy, sent.create_user, sent.create_invitation]).toEqual([1, 1, 1, undefined, undefined, undefined]);
+    const ranAfter = await completedCreatesSince(before);
+    expect([ranAfter.ACTIVITY_TYPE_CREATE_POLICIES, ranAfter.ACTIVITY_TYPE_CREATE_USERS_V4, ranAfter.ACTIVITY_TYPE_CREATE_INVITATIONS]).toEqual([1, 1, 1]);
+    const census = await officialCensus();
+    // The generated API keys cannot be adopted (their private keys were never journaled): each
+    // is made anew and its orphan replaced; every other object is the first run's.
+    expectExactlyOnce(next, census);
+  });
 });

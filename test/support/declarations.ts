@@ -82,6 +82,28 @@ export function declarations(prefix: string, count: number, kinds: readonly Kind
   return out;
 }
 
+/** API keys one user takes in {@link spreadApiKeys}: any 10 of the mix stay within both of the service's per-user limits. */
+export const KEYS_PER_OWNER = 10;
+
+/** How many users {@link spreadApiKeys} needs for the API keys of `declared`. */
+export function keyOwnersNeeded(declared: readonly Declaration[]): number {
+  return Math.ceil(declared.filter((d) => d.kind === "ApiKey").length / KEYS_PER_OWNER);
+}
+
+/**
+ * `declared` with its API keys spread over `owners` ({@link KEYS_PER_OWNER} each, in order):
+ * a mix of more than 20 keys on one user is more than the service holds, and preview refuses it.
+ */
+export function spreadApiKeys(declared: readonly Declaration[], owners: readonly string[]): Declaration[] {
+  let nth = 0;
+  return declared.map((d) => {
+    if (d.kind !== "ApiKey") return d;
+    const owner = owners[Math.floor(nth++ / KEYS_PER_OWNER)];
+    if (owner === undefined) throw new Error(`spreadApiKeys: ${keyOwnersNeeded(declared)} key owners needed, ${owners.length} given`);
+    return { ...d, args: { ...d.args, userId: owner } };
+  });
+}
+
 /** How many objects of each declared key exist, and their ids, per kind. */
 export type Census = Record<Kind, Map<string, string[]>>;
 

@@ -49,6 +49,8 @@ export interface FaultProxyOptions {
   seed: number;
   /** Faults to choose from (default: all four). */
   faults?: readonly Fault[];
+  /** Only requests whose path matches get faults (default: every request). */
+  onlyPaths?: RegExp;
 }
 
 export interface FaultProxy {
@@ -96,7 +98,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       const path = req.url ?? "/";
       counts.requests++;
       counts.byPath[path] = (counts.byPath[path] ?? 0) + 1;
-      const fault = random() < rate ? faults[Math.floor(random() * faults.length)] : undefined;
+      const eligible = options.onlyPaths === undefined || options.onlyPaths.test(path);
+      const fault = eligible && random() < rate ? faults[Math.floor(random() * faults.length)] : undefined;
       if (fault !== undefined) {
         counts.faults[fault]++;
         counts.faultsByPath[path] = (counts.faultsByPath[path] ?? 0) + 1;

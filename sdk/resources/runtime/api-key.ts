@@ -338,6 +338,9 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
     create: {
       max: 10,
       group: (inputs) => String(inputs.userId),
+      // A pair generated at create is never journaled (its private key is a secret): such a key
+      // is not taken from a batch sent again, but made anew (its orphan replaced, see create).
+      replayable: (inputs) => inputs.publicKey !== undefined,
       async submit(session, items) {
         const pairs = items.map((inputs) => (inputs.publicKey === undefined ? generateApiKeyPair(inputs.curveType as ApiKeyCurve) : undefined));
         const keys = items.map((inputs, i) => createParameters(inputs, pairs[i]?.publicKey ?? (inputs.publicKey as string)).apiKeys[0]!);

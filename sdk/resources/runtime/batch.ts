@@ -15,7 +15,10 @@
  *
  * Exactly once: a batch is one submit through the client, so a lost answer is recovered like
  * any other (the byte-identical body is resent, same fingerprint, and the service answers with
- * the activity it already has: every object of the batch is adopted, none made twice). The
+ * the activity it already has: every object of the batch is adopted, none made twice). Creates
+ * of resources with a URN are journaled (`batch-journal.ts`): the batch's exact body is recorded
+ * for this stack before it is sent, so a killed run's successor resends it and adopts each item
+ * from the activity the service kept, as a journaled singular create does (`ownership.ts`). The
  * service runs a plural activity all or nothing, so a refused batch left nothing behind; it is
  * then split, the item the refusal names (`policies[3].policyName: …`) alone and the others
  * together, or in halves when it names none, down to single items that take the resource's own
@@ -28,6 +31,8 @@
  * be reported and found again.
  */
 import { ApiError } from "../../client/errors";
+import { journaledBatchSession, type BatchOwner } from "./batch-journal";
+import { stackOfUrn } from "./ownership";
 import type { Session } from "./client";
 import { mayNeedConsensus } from "./earlier-work";
 
@@ -35,8 +40,9 @@ import { mayNeedConsensus } from "./earlier-work";
 export const GATHER_MS = 10;
 /**
  * On a limited service, a batch whose slot has come stays open while items keep joining (one
- * joined within this many ms), up to {@link MAX_GATHER_MS}: the engine hands over a wave of
- * ready resources over a while, and every extra activity costs a whole slot of the plan.
+ * joined within this many ms, or within one slot of the plan when that is longer), up to
+ * {@link MAX_GATHER_MS}: the engine hands over a wave of ready resources over a while, and every
+ * extra activity costs a whole slot of the plan.
  */
 export const IDLE_MS = 300;
 export const MAX_GATHER_MS = 5_000;
@@ -52,11 +58,18 @@ export interface BatchForm<Item, Result> {
    * order. Must throw, and apply nothing, when the service refuses any item.
    */
   submit(session: Session, items: readonly Item[]): Promise<Result[]>;
+  /**
+   * Whether an item's result can be taken from the same batch sent again (`batch-journal.ts`);
+   * not when the create made something it does not journal (a generated private key). Default: yes.
+   */
+  replayable?(item: Item): boolean;
 }
 
 interface Waiting<Item, Result> {
   readonly item: Item;
   readonly single: () => Promise<Result>;
+  /** Set for a create journaled for its stack: the batch is recorded before it is sent. */
+  readonly owner?: BatchOwner;
   resolve(result: Result): void;
   reject(error: unknown): void;
 }
@@ -84,16 +97,19 @@ export async function batched<Item, Result>(
   session: Session,
   item: Item,
   single: () => Promise<Result>,
+  owner?: BatchOwner,
 ): Promise<Result> {
   if (await mayNeedConsensus(session)) return runSingle(single);
-  const key = [name, session.client.baseUrl, session.organizationId, session.credentialPublicKey, form.group?.(item) ?? ""].join("|");
+  // Journaled items share a batch only with items of the same stack's journal.
+  const journal = owner === undefined ? "" : `${owner.journalDir}|${stackOfUrn(owner.urn)}`;
+  const key = [name, session.client.baseUrl, session.organizationId, session.credentialPublicKey, form.group?.(item) ?? "", journal].join("|");
   let group = groups.get(key);
   if (group === undefined) {
     group = { session, waiting: [], scheduled: false, lastJoin: 0 };
     groups.set(key, group);
   }
   const joined = new Promise<Result>((resolve, reject) => {
-    group.waiting.push({ item, single, resolve, reject } as Waiting<unknown, unknown>);
+    group.waiting.push({ item, single, owner, resolve, reject } as Waiting<unknown, unknown>);
   });
   group.lastJoin = Date.now();
   if (!group.scheduled) {
@@ -110,7 +126,9 @@ async function flushWhenFree(group: Group, form: BatchForm<unknown, unknown>): P
   await group.session.pace?.whenFree();
   const rate = group.session.pace?.rate;
   if (rate !== undefined && rate !== Infinity) {
-    while (group.waiting.length < form.max && Date.now() - group.lastJoin < IDLE_MS && Date.now() - opened < MAX_GATHER_MS) {
+    // Waiting for one more item is worth up to what one more activity would cost: a slot.
+    const idleMs = Math.max(IDLE_MS, rate > 0 ? 1000 / rate : IDLE_MS);
+    while (group.waiting.length < form.max && Date.now() - group.lastJoin < idleMs && Date.now() - opened < MAX_GATHER_MS) {
       await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 3));
     }
   }
@@ -131,14 +149,19 @@ async function send(session: Session, form: BatchForm<unknown, unknown>, items: 
     return runSingle(only!.single).then(only!.resolve, only!.reject);
   }
   let results: unknown[];
+  const owners = items.map((w) => w.owner).filter((o): o is BatchOwner => o !== undefined);
+  // Journaled: the record of this batch is written before its activity is sent (batch-journal.ts).
+  const journaled = owners.length === items.length ? journaledBatchSession(session, owners, items.map((w) => w.item)) : undefined;
   try {
     batchCounters.plural += 1;
-    results = await form.submit(session, items.map((w) => w.item));
+    results = await form.submit(journaled?.session ?? session, items.map((w) => w.item));
   } catch (error) {
     if (!isRefusal(error)) {
       for (const w of items) w.reject(error);
       return;
     }
+    // Nothing of a refused batch was applied: its record stands for nothing.
+    journaled?.forget();
     batchCounters.split += 1;
     const named = refusedIndex(error, items.length);
     const parts =
@@ -165,7 +188,7 @@ function runSingle<Result>(single: () => Promise<Result>): Promise<Result> {
  * A definite refusal: the service answered and ran nothing (a 4xx other than 408 and 429).
  * Anything else (no answer, 5xx, rate limit) says nothing about a single item.
  */
-function isRefusal(error: unknown): boolean {
+export function isRefusal(error: unknown): boolean {
   return error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
 }
 

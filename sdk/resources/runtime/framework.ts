@@ -31,7 +31,8 @@ import { quietHostErrorEcho, warnEngine } from "./engine-log";
 import { organizationMoveMessage } from "./organization-guard";
 import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
 import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
-import { entryForCreate, isStaleTimestamp, mayStillApply, notOwnedMessage, removeEntry, renewEntry, stampedSession } from "./ownership";
+import { entryForCreate, inputsKeyOf, isStaleTimestamp, mayStillApply, notOwnedMessage, readEntry, removeEntry, renewEntry, stampedSession } from "./ownership";
+import { replayBatchItem } from "./batch-journal";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
 import { unknownKeysError, verifySettings } from "./verify";
 import { canonicalJson, compact, containsUnknown, isUnknown } from "./values";
@@ -387,50 +388,89 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
    * A create whose ownership is proven (ownership.ts): journaled before it is submitted, and
    * submitted with the journaled timestamp, so a killed run's successor sends the same bytes and
    * gets its own activity (and object) back. A 409 then means the name is held by an object this
-   * stack did not create: the create fails naming it and the importId that adopts it.
+   * stack did not create: the create fails naming it and the importId that adopts it. With a
+   * plural form, the create goes out in a batch whose exact body is journaled (batch-journal.ts),
+   * unless this URN's entry is a singular create to replay.
    */
   async function createOwned(s: Session, inputs: I, raw: Record<string, unknown>, urn: string, journalDir: string, what: string): Promise<dynamic.CreateResult> {
     let created: { id: string; carry?: Partial<O>; live?: L };
     try {
-      let { entry, replay } = entryForCreate(journalDir, urn, spec.kind, s.organizationId, raw);
-      try {
-        try {
-          created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
-        } catch (error) {
-          // The service holds no activity for the journaled bytes (it looks the fingerprint up
-          // first) and refuses a new one this old: the earlier run never got to send it.
-          if (!(replay && isStaleTimestamp(error))) throw error;
-          entry = renewEntry(journalDir, entry);
-          replay = false;
-          created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
+      const form = spec.batch?.create;
+      const recorded = readEntry(journalDir, urn);
+      const sameCreate = recorded !== undefined && recorded.inputsKey === inputsKeyOf(raw) && recorded.organizationId === s.organizationId;
+      if (form === undefined || (sameCreate && recorded.batch === undefined)) {
+        const outcome = await submitOwned(s, inputs, raw, urn, journalDir, what);
+        created = outcome.created;
+        if (outcome.replay) await warnEngine(adoptedMessage(spec.kind, spec.label(inputs), created.id, urn, "its create was journaled by an earlier run of this stack"));
+      } else {
+        // The batch an earlier run of this stack journaled for this URN, sent again byte-identical.
+        const replayed = sameCreate ? await replayBatchItem(s, form, journalDir, recorded) : undefined;
+        if (replayed !== undefined && !replayed.adoptable) {
+          // This stack's own object, made with a secret that was never journaled (a generated
+          // key pair): unusable, so it is deleted and made anew rather than left behind.
+          await spec.remove(s, replayed.result.id, inputs as unknown as Partial<O>).catch((error: unknown) => {
+            if (!isNotFound(error)) throw error;
+          });
+          await warnEngine(`keyform: replaced ${spec.kind} ${spec.label(inputs)} (${replayed.result.id}), made by an earlier run of this stack with a generated secret that run never recorded [${urn}]`);
         }
-        if (replay) {
-          // The journaled request's object, unless it was deleted since (a destroy, then an
-          // up of the same inputs): then this is a new create under a new entry.
-          const live = await spec.fetch(s, created.id, inputs as unknown as Hint<I, O>);
-          if (live === undefined) {
-            entry = renewEntry(journalDir, entry);
-            replay = false;
-            created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
-          } else created = { ...created, live };
+        // Its object, unless deleted since (a destroy, then an up of the same inputs): then a new create.
+        const live = replayed === undefined || !replayed.adoptable ? undefined : await spec.fetch(s, replayed.result.id, inputs as unknown as Hint<I, O>);
+        if (replayed !== undefined && live !== undefined) {
+          created = { ...replayed.result, live };
+          await warnEngine(adoptedMessage(spec.kind, spec.label(inputs), created.id, urn, "its batched create was journaled by an earlier run of this stack"));
+        } else {
+          const owner = { urn, journalDir, kind: spec.kind, organizationId: s.organizationId, inputsKey: inputsKeyOf(raw) };
+          // Batching hook: waiting creates of this kind go out as one journaled plural activity;
+          // alone, or split out of a refused batch, this one takes the journaled singular path.
+          created = await batched(`${spec.kind}:create`, form, s, inputs, async () => (await submitOwned(s, inputs, raw, urn, journalDir, what)).created, owner);
         }
-      } catch (error) {
-        if (!mayStillApply(error)) removeEntry(journalDir, urn);
-        if (!(error instanceof ConflictError)) throw error;
-        const existing = await spec.findExisting?.(s, inputs);
-        if (existing === undefined) throw error;
-        throw new ProviderError(notOwnedMessage(what, spec.kind, existing.id, s.organizationId, error.serverMessage || error.message));
       }
       // The entry stays: the engine records this create in state after it returns, and a run
       // killed in between must still find it. A later create of the URN checks it is not stale.
       claim(spec.kind, s.organizationId, created.id);
-      // An earlier run of this stack journaled this create and did not record its outcome: the
-      // same request was sent again, and the service answered with that run's activity.
-      if (replay) await warnEngine(adoptedMessage(spec.kind, spec.label(inputs), created.id, urn, "its create was journaled by an earlier run of this stack"));
     } catch (error) {
+      if (!mayStillApply(error)) removeEntry(journalDir, urn);
       throw explain(error, what);
     }
     return finishCreate(s, inputs, created, what);
+  }
+
+  /**
+   * The journaled singular create: submitted under this URN's entry (a replay when the entry is
+   * an earlier run's for the same inputs). `replay` says the object was that earlier run's.
+   */
+  async function submitOwned(s: Session, inputs: I, raw: Record<string, unknown>, urn: string, journalDir: string, what: string): Promise<{ created: CreateOutcome<O, L>; replay: boolean }> {
+    let created: CreateOutcome<O, L>;
+    let { entry, replay } = entryForCreate(journalDir, urn, spec.kind, s.organizationId, raw);
+    try {
+      try {
+        created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
+      } catch (error) {
+        // The service holds no activity for the journaled bytes (it looks the fingerprint up
+        // first) and refuses a new one this old: the earlier run never got to send it.
+        if (!(replay && isStaleTimestamp(error))) throw error;
+        entry = renewEntry(journalDir, entry);
+        replay = false;
+        created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
+      }
+      if (replay) {
+        // The journaled request's object, unless it was deleted since (a destroy, then an
+        // up of the same inputs): then this is a new create under a new entry.
+        const live = await spec.fetch(s, created.id, inputs as unknown as Hint<I, O>);
+        if (live === undefined) {
+          entry = renewEntry(journalDir, entry);
+          replay = false;
+          created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
+        } else created = { ...created, live };
+      }
+    } catch (error) {
+      if (!mayStillApply(error)) removeEntry(journalDir, urn);
+      if (!(error instanceof ConflictError)) throw error;
+      const existing = await spec.findExisting?.(s, inputs);
+      if (existing === undefined) throw error;
+      throw new ProviderError(notOwnedMessage(what, spec.kind, existing.id, s.organizationId, error.serverMessage || error.message));
+    }
+    return { created, replay };
   }
 
   /** The census of the whole plan for one checked resource (only with a URN to tell resources apart). */

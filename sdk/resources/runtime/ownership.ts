@@ -46,6 +46,12 @@ export interface JournalEntry {
   readonly inputsKey: string;
   /** The timestamp every activity of this create is stamped with. */
   readonly timestampMs: string;
+  /**
+   * Set when the create went out in a plural activity (`batch-journal.ts`): the batch record
+   * holding the exact body, and this item's index in it. Such an entry is replayed by resending
+   * that batch, never as a singular create.
+   */
+  readonly batch?: { readonly record: string; readonly index: number };
 }
 
 /** The stack a URN belongs to (`urn:pulumi:<stack>::...`). */
@@ -53,9 +59,13 @@ export function stackOfUrn(urn: string): string {
   return urn.slice("urn:pulumi:".length).split("::")[0] ?? "unknown";
 }
 
+/** The folder of the journal of the stack `urn` belongs to. */
+export function stackFolder(journalDir: string, urn: string): string {
+  return path.join(journalDir, stackOfUrn(urn).replace(/[^A-Za-z0-9._-]/g, "_"));
+}
+
 function entryPath(journalDir: string, urn: string): string {
-  const stack = stackOfUrn(urn).replace(/[^A-Za-z0-9._-]/g, "_");
-  return path.join(journalDir, stack, `${createHash("sha256").update(urn).digest("hex")}.json`);
+  return path.join(stackFolder(journalDir, urn), `${createHash("sha256").update(urn).digest("hex")}.json`);
 }
 
 /** The key of declared inputs (the hidden URN input left out). */
@@ -76,12 +86,16 @@ export function readEntry(journalDir: string, urn: string): JournalEntry | undef
 
 /** Records `entry` durably (written, flushed, then renamed into place) before the submit. */
 export function writeEntry(journalDir: string, entry: JournalEntry): void {
-  const file = entryPath(journalDir, entry.urn);
+  writeDurably(entryPath(journalDir, entry.urn), JSON.stringify(entry));
+}
+
+/** Writes `text` to `file` durably: written, flushed, then renamed into place. */
+export function writeDurably(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   const fd = fs.openSync(temporary, "w");
   try {
-    fs.writeSync(fd, JSON.stringify(entry));
+    fs.writeSync(fd, text);
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
@@ -106,6 +120,14 @@ function timestampOffsetMs(urn: string): number {
   return createHash("sha256").update(urn).digest().readUInt16BE(0) % 1000;
 }
 
+/**
+ * The request timestamp of a plural create of `urns`, dated by an offset fixed by all of them
+ * (and so by the stack), for the reason {@link timestampOffsetMs} gives.
+ */
+export function batchTimestampFor(urns: readonly string[]): string {
+  return timestampFor(urns.join("\n"));
+}
+
 /** A request timestamp for a create of `urn` that is not before `notBefore`. */
 function timestampFor(urn: string, notBefore = 0): string {
   return String(Math.max(Date.now() - timestampOffsetMs(urn), notBefore));
@@ -118,7 +140,8 @@ function timestampFor(urn: string, notBefore = 0): string {
 export function entryForCreate(journalDir: string, urn: string, kind: string, organizationId: string, inputs: Record<string, unknown>): { entry: JournalEntry; replay: boolean } {
   const inputsKey = inputsKeyOf(inputs);
   const recorded = readEntry(journalDir, urn);
-  if (recorded !== undefined && recorded.inputsKey === inputsKey && recorded.organizationId === organizationId) return { entry: recorded, replay: true };
+  // An entry of a batched create is replayed by resending its batch (batch-journal.ts), not here.
+  if (recorded !== undefined && recorded.batch === undefined && recorded.inputsKey === inputsKey && recorded.organizationId === organizationId) return { entry: recorded, replay: true };
   const entry: JournalEntry = { urn, kind, organizationId, inputsKey, timestampMs: timestampFor(urn) };
   writeEntry(journalDir, entry);
   return { entry, replay: false };
@@ -126,33 +149,49 @@ export function entryForCreate(journalDir: string, urn: string, kind: string, or
 
 /** A new entry for the same create (a new timestamp), written before anything is sent. */
 export function renewEntry(journalDir: string, entry: JournalEntry): JournalEntry {
-  const renewed = { ...entry, timestampMs: timestampFor(entry.urn, Number(entry.timestampMs) + 1) };
+  const { batch: _batch, ...singular } = entry;
+  const renewed = { ...singular, timestampMs: timestampFor(entry.urn, Number(entry.timestampMs) + 1) };
   writeEntry(journalDir, renewed);
   return renewed;
 }
 
 const activityNames = new Set(Object.entries(operations).filter(([, def]) => (def as { kind: string }).kind === "activity").map(([name]) => name));
 
+/** Sends an activity on: the client's own `callActivity` / `submitActivity` with `options`. */
+export type ForwardActivity = (operation: string, parameters: unknown, options: Record<string, unknown>) => Promise<unknown>;
+
 /**
- * `session` with a client whose activity submits are stamped with `timestampMs`: the create
- * sends the same bytes as the journaled one, so the service answers with the same activity.
+ * `session` with a client whose every activity call (by its operation method, `callActivity` or
+ * `submitActivity`) goes through `intercept`, which may change its parameters and options before
+ * forwarding it; queries pass unchanged.
  */
-export function stampedSession(session: Session, timestampMs: string): Session {
+export function interceptActivities(
+  session: Session,
+  intercept: (operation: string, parameters: unknown, options: Record<string, unknown>, forward: ForwardActivity) => Promise<unknown>,
+): Session {
+  const via = (method: "callActivity" | "submitActivity"): ForwardActivity => (operation, parameters, options) =>
+    (session.client[method] as (n: string, p: unknown, o?: unknown) => Promise<unknown>).call(session.client, operation, parameters, options);
   const client = new Proxy(session.client, {
-    get(target, property, receiver) {
+    get(target, property) {
       if (typeof property === "string" && activityNames.has(property)) {
-        return (parameters: unknown, options?: Record<string, unknown>) =>
-          (target.callActivity as (n: string, p: unknown, o?: unknown) => Promise<unknown>).call(target, property, parameters, { ...(options ?? {}), timestampMs });
+        return (parameters: unknown, options?: Record<string, unknown>) => intercept(property, parameters, options ?? {}, via("callActivity"));
       }
       if (property === "callActivity" || property === "submitActivity") {
-        return (name: string, parameters: unknown, options?: Record<string, unknown>) =>
-          (target[property] as (n: string, p: unknown, o?: unknown) => Promise<unknown>).call(target, name, parameters, { ...(options ?? {}), timestampMs });
+        return (name: string, parameters: unknown, options?: Record<string, unknown>) => intercept(name, parameters, options ?? {}, via(property));
       }
       const value = Reflect.get(target, property, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
   return { ...session, client };
+}
+
+/**
+ * `session` with a client whose activity submits are stamped with `timestampMs`: the create
+ * sends the same bytes as the journaled one, so the service answers with the same activity.
+ */
+export function stampedSession(session: Session, timestampMs: string): Session {
+  return interceptActivities(session, (operation, parameters, options, forward) => forward(operation, parameters, { ...options, timestampMs }));
 }
 
 /** The message of a create whose declared name is held by an object this stack did not create. */

@@ -116,6 +116,15 @@ export const privateKeyTagSpec: ResourceSpec<PrivateKeyTagState, PrivateKeyTagOu
   async remove(session, id) {
     await session.client.deletePrivateKeyTags({ privateKeyTagIds: [id] });
   },
+  batch: {
+    remove: {
+      max: 100,
+      async submit(session, items) {
+        await session.client.deletePrivateKeyTags({ privateKeyTagIds: items.map((item) => item.id) });
+        return items.map(() => undefined);
+      },
+    },
+  },
 };
 
 /** The runtime handler the PrivateKeyTag provider code in state delegates to. */

@@ -146,6 +146,17 @@ export const privateKeySpec: ResourceSpec<PrivateKeyState, PrivateKeyOutputs, Pr
   async remove(session, id, props) {
     await session.client.deletePrivateKeys({ privateKeyIds: [id], deleteWithoutExport: props.deleteWithoutExport === true });
   },
+  batch: {
+    // One activity per deleteWithoutExport choice; at most 100 keys each.
+    remove: {
+      max: 100,
+      group: (item) => String(item.props.deleteWithoutExport === true),
+      async submit(session, items) {
+        await session.client.deletePrivateKeys({ privateKeyIds: items.map((item) => item.id), deleteWithoutExport: items[0]!.props.deleteWithoutExport === true });
+        return items.map(() => undefined);
+      },
+    },
+  },
 };
 
 /** The runtime handler the PrivateKey provider code in state delegates to. */

@@ -123,6 +123,16 @@ export const userTagSpec: ResourceSpec<UserTagState, UserTagOutputs, LiveTag> = 
   async remove(session, id) {
     await session.client.deleteUserTags({ userTagIds: [id] });
   },
+  batch: {
+    // At most the organization's 100 user tags (docs "Resource limits").
+    remove: {
+      max: 100,
+      async submit(session, items) {
+        await session.client.deleteUserTags({ userTagIds: items.map((item) => item.id) });
+        return items.map(() => undefined);
+      },
+    },
+  },
 };
 
 /** The runtime handler the UserTag provider code in state delegates to. */

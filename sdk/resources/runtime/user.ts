@@ -319,13 +319,10 @@ export const userSpec: ResourceSpec<UserState, UserOutputs, User> = {
     remove: {
       max: 100,
       async submit(session, items) {
-        // Root quorum members stay (see remove): they take the singular path, which warns.
-        const { organizationData } = await collections.organization(session);
-        const quorum = new Set(organizationData.rootQuorum?.userIds ?? []);
-        const members = items.filter((item) => quorum.has(item.id));
-        for (const member of members) await userSpec.remove(session, member.id, member.props);
-        const others = items.filter((item) => !quorum.has(item.id)).map((item) => item.id);
-        if (others.length > 0) await session.client.deleteUsers({ userIds: others });
+        // No read of the root quorum first: the service refuses a batch holding a member
+        // (`userIds[i]: ... root quorum`), which is split, and that member takes the singular
+        // path, which leaves it in place with a warning.
+        await session.client.deleteUsers({ userIds: items.map((item) => item.id) });
         return items.map(() => undefined);
       },
     },

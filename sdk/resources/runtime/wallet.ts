@@ -204,6 +204,17 @@ export const walletSpec: ResourceSpec<WalletState, WalletOutputs, LiveWallet> = 
   async remove(session, id, props) {
     await session.client.deleteWallets({ walletIds: [id], deleteWithoutExport: props.deleteWithoutExport === true });
   },
+  batch: {
+    // One activity per deleteWithoutExport choice; at most the organization's 100 wallets.
+    remove: {
+      max: 100,
+      group: (item) => String(item.props.deleteWithoutExport === true),
+      async submit(session, items) {
+        await session.client.deleteWallets({ walletIds: items.map((item) => item.id), deleteWithoutExport: items[0]!.props.deleteWithoutExport === true });
+        return items.map(() => undefined);
+      },
+    },
+  },
 };
 
 /** The runtime handler the Wallet provider code in state delegates to. */
