@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { LocalWorkspace, PulumiCommand, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
 import { pulumiBinDir, repoRoot } from "../examples/shared/workspace";
 import type { Bootstrap } from "../sdk/emulator-contract";
-import { ApiKeyStamper } from "../sdk/client/api-key-stamper";
+import { ApiKeyStamper } from "../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../sdk/client/client";
 
 export interface BenchStackOptions {

@@ -1,6 +1,6 @@
 /** Provider settings: stack config, then the environment, then the defaults. */
 import { describe, expect, it } from "vitest";
-import { generateApiKeyPair } from "../../sdk/client/keys";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { MissingSettingError, requireSetting, resolveSettings, DEFAULT_BASE_URL, DEFAULT_FIRST_BYTE_TIMEOUT_MS, DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_TIMEOUT_MS } from "../../sdk/resources/runtime/settings";
 
 const { publicKey: PUBLIC_KEY, privateKey: PRIVATE_KEY } = generateApiKeyPair();
