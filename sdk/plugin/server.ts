@@ -17,6 +17,7 @@ import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { configure, currentSettings } from "../resources/runtime/framework";
 import { handlerFor } from "../resources/runtime";
+import { retainedOnDelete } from "../resources/runtime/describe";
 import { checkConfig, configLookupOf } from "./config";
 import { functionOfToken, invokeFunction } from "./functions";
 import { kindOfToken, packageSchema, secretOutputs } from "./schema";
@@ -223,7 +224,10 @@ export function providerService(version: string): grpc.UntypedServiceImplementat
 
     delete: unary<provproto.DeleteRequest, emptyproto.Empty>(async (req) => {
       const handler = handlerOf(req);
-      await handler.delete(req.getId(), decode(req.getProperties()).values);
+      const props = decode(req.getProperties()).values;
+      // The rule the TypeScript classes apply as `retainOnDelete`: key material stays in the
+      // organization unless the program said otherwise, and leaves the state only.
+      if (!retainedOnDelete(handler.spec.describe, props)) await handler.delete(req.getId(), props);
       return new emptyproto.Empty();
     }),
 
