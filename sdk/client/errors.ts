@@ -34,6 +34,23 @@ export class KeyformError extends Error {
   }
 }
 
+/**
+ * The API key given to a stamper is unusable: `field` names the setting at fault (a malformed
+ * or out-of-range private key, a public key that is not hex or not the private key's). A
+ * TypeError, as bad arguments are; its message never holds the private key.
+ */
+export class InvalidApiKeyError extends TypeError {
+  constructor(
+    message: string,
+    /** The option at fault. */
+    readonly field: "apiPublicKey" | "apiPrivateKey",
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "InvalidApiKeyError";
+  }
+}
+
 /** The gRPC code the service uses for each HTTP status (fact sheet 5), for local errors. */
 const INVALID_ARGUMENT = 3;
 

@@ -18,6 +18,7 @@ import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { configure, currentSettings } from "../resources/runtime/framework";
 import { handlerFor } from "../resources/runtime";
 import { retainedOnDelete } from "../resources/runtime/describe";
+import { ObjectLeftBehindError } from "../resources/runtime/errors";
 import { checkConfig, configLookupOf } from "./config";
 import { functionOfToken, invokeFunction } from "./functions";
 import { kindOfToken, packageSchema, secretOutputs } from "./schema";
@@ -49,8 +50,8 @@ function secretKeysOf(handler: ReturnType<typeof handlerFor>, inputSecrets: Read
 
 /**
  * Wraps an async handler: a thrown error becomes a gRPC error whose message is the error's
- * message (the engine shows it as is). An error carrying `id` (the object exists although the
- * operation failed) becomes ErrorResourceInitFailed, so the engine keeps it in state.
+ * message (the engine shows it as is). An {@link ObjectLeftBehindError} (the object exists although
+ * the operation failed) becomes ErrorResourceInitFailed, so the engine keeps it in state.
  */
 function unary<Req, Res>(run: (req: Req) => Promise<Res>): Unary<Req, Res> {
   return (call, callback) => {
@@ -61,18 +62,17 @@ function unary<Req, Res>(run: (req: Req) => Promise<Res>): Unary<Req, Res> {
   };
 }
 
-function toServiceError(error: unknown): Partial<grpc.ServiceError> {
-  const e = error as Error & { id?: string; properties?: PropertyMap; reasons?: string[] };
-  const message = e instanceof Error ? e.message : String(error);
+export function toServiceError(error: unknown): Partial<grpc.ServiceError> {
+  const message = error instanceof Error ? error.message : String(error);
   const metadata = new grpc.Metadata();
-  if (e && typeof e.id === "string" && e.id !== "") {
+  if (error instanceof ObjectLeftBehindError) {
     const status = new statusproto.Status();
     status.setCode(grpc.status.UNKNOWN);
     status.setMessage(message);
     const detail = new provproto.ErrorResourceInitFailed();
-    detail.setId(e.id);
-    detail.setProperties(encode(e.properties ?? {}));
-    detail.setReasonsList(e.reasons ?? [message]);
+    detail.setId(error.id);
+    detail.setProperties(encode(error.properties as PropertyMap));
+    detail.setReasonsList([...error.reasons]);
     const packed = new anyproto.Any();
     packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
     status.addDetails(packed);

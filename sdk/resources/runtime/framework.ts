@@ -26,7 +26,7 @@ import { matchingActivities, type CreateActivity } from "./earlier-activity";
 import { claim, isClaimed, needsHistory, recentCreates } from "./earlier-work";
 import type { ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
-import { consensusNeededMessage, explain, isNotFound, ProviderError } from "./errors";
+import { consensusNeededMessage, explain, isNotFound, ObjectLeftBehindError, ProviderError } from "./errors";
 import { quietHostErrorEcho, warnEngine } from "./engine-log";
 import { organizationMoveMessage } from "./organization-guard";
 import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
@@ -373,13 +373,11 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       return { id: created.id, outs: outputsOf(live, s.organizationId, undefined, carryWith(created.carry ?? {}, inputs)) };
     } catch (error) {
       // The object exists: hand its id back so it is recorded in state, not leaked.
-      const failure = explain(error, what) as Error & { id?: string; properties?: unknown; reasons?: string[] };
-      failure.id = created.id;
+      const explained = explain(error, what);
       // `carry` is left out on purpose: it may hold a generated secret, and the outputs of a
       // failed create are not covered by additionalSecretOutputs everywhere.
-      failure.properties = compact({ ...(inputs as Record<string, unknown>), [spec.idProperty]: created.id, organizationId: s.organizationId });
-      failure.reasons = [failure.message];
-      throw failure;
+      const properties = compact({ ...(inputs as Record<string, unknown>), [spec.idProperty]: created.id, organizationId: s.organizationId });
+      throw new ObjectLeftBehindError(explained.message, created.id, properties, { cause: error });
     }
   }
 
