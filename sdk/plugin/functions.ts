@@ -10,7 +10,7 @@ import { operations } from "../wire/registry";
 import { Timestamp } from "../wire/shared";
 import { singularName } from "../resources/runtime/describe";
 import { DATA_FUNCTIONS, runQuery, type DataFunction } from "../resources/runtime/queries";
-import type { Settings } from "../resources/runtime/settings";
+import type { ProviderContext } from "../resources/runtime/context";
 
 type SchemaSpec = Record<string, unknown>;
 
@@ -152,8 +152,8 @@ export function functionOfToken(token: string): QueryName | undefined {
  * Runs the data function `name` with `args`; the result is plain JSON.
  * @throws {ProviderError} naming the function and, where it helps, the setting to fix.
  */
-export async function invokeFunction(settings: Settings, name: QueryName, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const result = await runQuery(settings, name, args as never);
+export async function invokeFunction(context: ProviderContext, name: QueryName, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result = await runQuery(context, name, args as never);
   // The response is parsed JSON already; a round trip drops `undefined` for the Struct.
   return JSON.parse(JSON.stringify(result)) as Record<string, unknown>;
 }

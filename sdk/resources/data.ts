@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { QueryRequest } from "../client/client";
 import type { QueryName, ResultOf } from "../wire/registry";
 import { runQuery as runQueryWith } from "./runtime/queries";
-import { resolveSettings, type Settings } from "./runtime/settings";
+import { ProviderContext } from "./runtime/context";
 
 /** `T` with every property accepting a `pulumi.Input`. */
 export type InputsOf<T> = { [P in keyof T]: pulumi.Input<T[P]> };
@@ -18,14 +18,12 @@ export type InputsOf<T> = { [P in keyof T]: pulumi.Input<T[P]> };
  * The settings a data function uses: stack config `keyform:*` (the project's config, read
  * through the engine), then the `KEYFORM_*` environment.
  */
-function programSettings(): Settings {
-  // getConfig reads the raw value, secrets included, without the plaintext-secret warning.
-  return resolveSettings((key) => pulumi.runtime.getConfig(key));
-}
+/** The program's own context: its settings from the stack config (getConfig reads the raw value, secrets included, without the plaintext-secret warning) and its clients. */
+const programContext = new ProviderContext((key) => pulumi.runtime.getConfig(key), undefined);
 
 async function runQuery<K extends QueryName>(name: K, args: QueryRequest<K> | undefined): Promise<ResultOf<K>> {
   try {
-    return await runQueryWith(programSettings(), name, args);
+    return await runQueryWith(programContext, name, args);
   } catch (error) {
     // A RunError is reported by Pulumi as its message alone: one line that names the setting
     // to check, instead of the stack traces of every layer and cause.

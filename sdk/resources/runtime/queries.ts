@@ -8,7 +8,7 @@ import type { QueryRequest } from "../../client/client";
 import type { QueryName, ResultOf } from "../../wire/registry";
 import { resolveOrganizationId, sessionFor } from "./client";
 import { explain } from "./errors";
-import type { Settings } from "./settings";
+import type { ProviderContext } from "./context";
 
 /** One data function: the query it runs and what it is for. */
 export interface DataFunction {
@@ -37,15 +37,16 @@ export const DATA_FUNCTIONS: readonly DataFunction[] = [
 ];
 
 /**
- * Runs query `name` with `settings`, in the organization `args.organizationId` or the
- * `organizationId` setting.
+ * Runs query `name` with the settings of `context`, in the organization `args.organizationId`
+ * or the `organizationId` setting.
  * @throws {ProviderError} naming the data function and, where it helps, the setting to fix.
  */
-export async function runQuery<K extends QueryName>(settings: Settings, name: K, args: QueryRequest<K> | undefined): Promise<ResultOf<K>> {
+export async function runQuery<K extends QueryName>(context: ProviderContext, name: K, args: QueryRequest<K> | undefined): Promise<ResultOf<K>> {
   const what = `keyform.${name}`;
   try {
+    const settings = context.settings();
     const organizationId = resolveOrganizationId(settings, (args as { organizationId?: string } | undefined)?.organizationId, what);
-    const { client } = sessionFor(settings, organizationId, what);
+    const { client } = sessionFor(context, settings, organizationId, what);
     return await (client.callQuery as (n: K, r?: QueryRequest<K>) => Promise<ResultOf<K>>)(name, args);
   } catch (error) {
     throw explain(error, what);

@@ -279,7 +279,7 @@ export const userSpec: ResourceSpec<UserState, UserOutputs, User> = {
     const declared = new Set(inputs.apiKeys.map(keyIdentity));
     const existing = new Set(liveKeys.map(keyIdentity));
     const stale = liveKeys.filter((k) => !declared.has(keyIdentity(k)));
-    const ownKey = currentSettings().apiPublicKey?.toLowerCase();
+    const ownKey = session.credentialPublicKey.toLowerCase();
     const locksOut = stale.find((k) => k.publicKey.toLowerCase() === ownKey);
     if (locksOut) {
       throw new ProviderError(
