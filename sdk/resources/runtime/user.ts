@@ -23,7 +23,7 @@ import { isOwnKey, type ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { warnEngine } from "./engine-log";
 import { ProviderError } from "./errors";
-import { currentSettings, makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { collections } from "./shared-reads";
 import { canonicalJson, compact, containsUnknown } from "./values";
 
