@@ -164,6 +164,7 @@ export function resourceClassFile(kind: string, description: ResourceDescription
   const props = [`{ ${placeholders.join(", ")}, ...args${named.map((n) => `, ${n}: args.${n} ?? name`).join("")} }`];
   let options = "opts";
   if (description.retainedUnless) {
+    // `retainedOnDelete` (describe.ts), which the provider plugin applies on delete, as a resource option.
     options = `{ retainOnDelete: args.${description.retainedUnless} !== true, ...opts }`;
   }
   const secrets = secretOutputNames(description);

@@ -8,7 +8,8 @@
  * compare: the first `up` adopts every object without changing it, and later previews report
  * no changes.
  */
-import { configure, registeredSpecs } from "../resources/runtime";
+import { registeredSpecs } from "../resources/runtime";
+import { withContext } from "../resources/runtime/framework";
 import type { Session } from "../resources/runtime/client";
 import type { PropertyDescription, PropertyType } from "../resources/runtime/describe";
 import { handlerFor } from "../resources/runtime";
@@ -90,12 +91,12 @@ function declaredInputs(properties: Readonly<Record<string, PropertyDescription>
  * providers' code.
  */
 export async function exportOrganization(session: Session): Promise<ExportedResource[]> {
-  configure({ config: { get: () => undefined } });
   const read: ReadResource[] = [];
   // Unique across classes: a Pulumi YAML program names every resource in one namespace.
   const taken = new Set<string>();
   for (const spec of registeredSpecs()) {
-    const handler = handlerFor(spec.kind);
+    // The reads run in the session's context: the exporter's own, never a provider's.
+    const handler = withContext(handlerFor(spec.kind), session.context);
     for (const found of await spec.list(session)) {
       const result = await handler.read(found.id, { ...found.hint, organizationId: session.organizationId });
       if (result.id === "" || result.inputs === undefined) continue; // gone meanwhile

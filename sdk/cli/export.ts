@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs";
 import { Command, Option } from "commander";
-import { currentSettings } from "../resources/runtime";
+import { ProviderContext } from "../resources/runtime/context";
 import { sessionFor } from "../resources/runtime/client";
 import { requireSetting } from "../resources/runtime/settings";
 import { exportOrganization } from "./export-model";
@@ -18,10 +18,12 @@ export function exportCommand(): Command {
     .addOption(new Option("-f, --format <format>", "program format").choices(Object.keys(RENDERERS)).default("typescript"))
     .option("-o, --out <file>", "write the program to this file (default: standard output; index.ts or Pulumi.yaml are the usual names)")
     .action(async (opts: { format: string; out?: string }) => {
-      const settings = currentSettings();
+      // The exporter's own context: settings from the environment, clients of its own.
+      const context = new ProviderContext(undefined, undefined);
+      const settings = context.settings();
       const purpose = "keyform export";
       const organizationId = requireSetting(settings, "organizationId", purpose);
-      const resources = await exportOrganization(sessionFor(settings, organizationId, purpose));
+      const resources = await exportOrganization(sessionFor(context, settings, organizationId, purpose));
       const program = RENDERERS[opts.format]!.render(resources, organizationId);
       if (opts.out === undefined) process.stdout.write(program);
       else {

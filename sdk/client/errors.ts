@@ -34,6 +34,8 @@ export class KeyformError extends Error {
   }
 }
 
+export { InvalidApiKeyError } from "../protocol/errors";
+
 /** The gRPC code the service uses for each HTTP status (fact sheet 5), for local errors. */
 const INVALID_ARGUMENT = 3;
 

@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { Timestamp } from "../wire/shared";
 import { singularName } from "../resources/runtime/describe";
 import { dataFunctionNamed, dataFunctionSchemas, runDataFunction, type DataFunction, type DataFunctionName } from "../resources/runtime/queries";
-import type { Settings } from "../resources/runtime/settings";
+import type { ProviderContext } from "../resources/runtime/context";
 
 type SchemaSpec = Record<string, unknown>;
 
@@ -149,8 +149,8 @@ export function functionOfToken(token: string): DataFunctionName | undefined {
  * Runs the data function `name` with `args`; the result is plain JSON.
  * @throws {ProviderError} naming the function and, where it helps, the setting to fix.
  */
-export async function invokeFunction(settings: Settings, name: DataFunctionName, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const result = await runDataFunction(settings, name, args as never);
+export async function invokeFunction(context: ProviderContext, name: DataFunctionName, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result = await runDataFunction(context, name, args as never);
   // The response is parsed JSON already; a round trip drops `undefined` for the Struct.
   return JSON.parse(JSON.stringify(result)) as Record<string, unknown>;
 }

@@ -15,8 +15,11 @@ import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
-import { configure, currentSettings } from "../resources/runtime/framework";
+import type { ProviderContext } from "../resources/runtime/context";
+import { contextOfConfiguration, withContext } from "../resources/runtime/framework";
 import { handlerFor } from "../resources/runtime";
+import { retainedOnDelete } from "../resources/runtime/describe";
+import { ObjectLeftBehindError } from "../resources/runtime/errors";
 import { checkConfig, configLookupOf } from "./config";
 import { functionOfToken, invokeFunction } from "./functions";
 import { kindOfToken, packageSchema, secretOutputs } from "./schema";
@@ -34,11 +37,12 @@ function typeOf(req: { getType?(): string; getUrn(): string }): string {
   return types.slice(types.lastIndexOf("$") + 1);
 }
 
-function handlerOf(req: { getType?(): string; getUrn(): string }) {
+/** The handler of a request's resource type, in the context of the provider's configuration. */
+function handlerOf(req: { getType?(): string; getUrn(): string }, context: ProviderContext) {
   const type = typeOf(req);
   const kind = kindOfToken(type);
   if (kind === undefined) throw new Error(`keyform: the keyform provider has no resource type "${type}"`);
-  return handlerFor(kind);
+  return withContext(handlerFor(kind), context);
 }
 
 /** Outputs to return as secrets: those the schema marks secret, and any whose input was secret. */
@@ -48,8 +52,8 @@ function secretKeysOf(handler: ReturnType<typeof handlerFor>, inputSecrets: Read
 
 /**
  * Wraps an async handler: a thrown error becomes a gRPC error whose message is the error's
- * message (the engine shows it as is). An error carrying `id` (the object exists although the
- * operation failed) becomes ErrorResourceInitFailed, so the engine keeps it in state.
+ * message (the engine shows it as is). An {@link ObjectLeftBehindError} (the object exists although
+ * the operation failed) becomes ErrorResourceInitFailed, so the engine keeps it in state.
  */
 function unary<Req, Res>(run: (req: Req) => Promise<Res>): Unary<Req, Res> {
   return (call, callback) => {
@@ -60,18 +64,17 @@ function unary<Req, Res>(run: (req: Req) => Promise<Res>): Unary<Req, Res> {
   };
 }
 
-function toServiceError(error: unknown): Partial<grpc.ServiceError> {
-  const e = error as Error & { id?: string; properties?: PropertyMap; reasons?: string[] };
-  const message = e instanceof Error ? e.message : String(error);
+export function toServiceError(error: unknown): Partial<grpc.ServiceError> {
+  const message = error instanceof Error ? error.message : String(error);
   const metadata = new grpc.Metadata();
-  if (e && typeof e.id === "string" && e.id !== "") {
+  if (error instanceof ObjectLeftBehindError) {
     const status = new statusproto.Status();
     status.setCode(grpc.status.UNKNOWN);
     status.setMessage(message);
     const detail = new provproto.ErrorResourceInitFailed();
-    detail.setId(e.id);
-    detail.setProperties(encode(e.properties ?? {}));
-    detail.setReasonsList(e.reasons ?? [message]);
+    detail.setId(error.id);
+    detail.setProperties(encode(error.properties as PropertyMap));
+    detail.setReasonsList([...error.reasons]);
     const packed = new anyproto.Any();
     packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
     status.addDetails(packed);
@@ -108,6 +111,9 @@ function propertyDiff(oldValue: unknown, newValue: unknown, replace: boolean): p
 /** The implementation of the ResourceProvider service; `version` is the package version. */
 export function providerService(version: string): grpc.UntypedServiceImplementation {
   const schema = JSON.stringify(packageSchema(version));
+  // Created by Configure: what this configuration of the provider remembers (`context.ts`).
+  // Before it, calls run with the environment's settings.
+  let context: ProviderContext = contextOfConfiguration({ config: { get: () => undefined } });
 
   const service = {
     getPluginInfo: unary<emptyproto.Empty, plugproto.PluginInfo>(async () => {
@@ -149,7 +155,7 @@ export function providerService(version: string): grpc.UntypedServiceImplementat
       const variables = new Map(req.getVariablesMap().toArray() as Array<[string, string]>);
       const lookup = configLookupOf(args, variables);
       // CheckConfig refused unknown keys already; `check` proves the settings once per run.
-      configure({ config: { get: (key: string) => lookup(key) } }, { verify: true, configKeys: [...variables.keys()] });
+      context = contextOfConfiguration({ config: { get: (key: string) => lookup(key) } }, { verify: true, configKeys: [...variables.keys()] });
       const resp = new provproto.ConfigureResponse();
       resp.setAcceptsecrets(true);
       // Create and update are not run during a preview; the engine shows outputs as unknown.
@@ -160,7 +166,7 @@ export function providerService(version: string): grpc.UntypedServiceImplementat
     }),
 
     check: unary<provproto.CheckRequest, provproto.CheckResponse>(async (req) => {
-      const handler = handlerOf(req);
+      const handler = handlerOf(req, context);
       const olds = decode(req.getOlds());
       const news = decode(req.getNews());
       const result = await handler.check(olds.values, news.values, { urn: req.getUrn() });
@@ -169,7 +175,7 @@ export function providerService(version: string): grpc.UntypedServiceImplementat
     }),
 
     diff: unary<provproto.DiffRequest, provproto.DiffResponse>(async (req) => {
-      const handler = handlerOf(req);
+      const handler = handlerOf(req, context);
       const olds = decode(req.getOlds()).values;
       const news = decode(req.getNews()).values;
       const result = await handler.diff(req.getId(), olds, news);
@@ -187,7 +193,7 @@ export function providerService(version: string): grpc.UntypedServiceImplementat
     }),
 
     create: unary<provproto.CreateRequest, provproto.CreateResponse>(async (req) => {
-      const handler = handlerOf(req);
+      const handler = handlerOf(req, context);
       const inputs = decode(req.getProperties());
       const result = await handler.create(inputs.values, { urn: req.getUrn() });
       const resp = new provproto.CreateResponse();
@@ -197,7 +203,7 @@ export function providerService(version: string): grpc.UntypedServiceImplementat
     }),
 
     read: unary<provproto.ReadRequest, provproto.ReadResponse>(async (req) => {
-      const handler = handlerOf(req);
+      const handler = handlerOf(req, context);
       const props = decode(req.getProperties());
       const inputs = decode(req.getInputs());
       const result = await handler.read(req.getId(), props.values);
@@ -212,7 +218,7 @@ export function providerService(version: string): grpc.UntypedServiceImplementat
     }),
 
     update: unary<provproto.UpdateRequest, provproto.UpdateResponse>(async (req) => {
-      const handler = handlerOf(req);
+      const handler = handlerOf(req, context);
       const olds = decode(req.getOlds());
       const news = decode(req.getNews());
       const result = await handler.update(req.getId(), olds.values, news.values);
@@ -222,15 +228,18 @@ export function providerService(version: string): grpc.UntypedServiceImplementat
     }),
 
     delete: unary<provproto.DeleteRequest, emptyproto.Empty>(async (req) => {
-      const handler = handlerOf(req);
-      await handler.delete(req.getId(), decode(req.getProperties()).values);
+      const handler = handlerOf(req, context);
+      const props = decode(req.getProperties()).values;
+      // The rule the TypeScript classes apply as `retainOnDelete`: key material stays in the
+      // organization unless the program said otherwise, and leaves the state only.
+      if (!retainedOnDelete(handler.spec.describe, props)) await handler.delete(req.getId(), props);
       return new emptyproto.Empty();
     }),
 
     invoke: unary<provproto.InvokeRequest, provproto.InvokeResponse>(async (req) => {
       const name = functionOfToken(req.getTok());
       if (name === undefined) throw new Error(`keyform: the keyform provider has no function "${req.getTok()}"`);
-      const result = await invokeFunction(currentSettings(), name, decode(req.getArgs()).values);
+      const result = await invokeFunction(context, name, decode(req.getArgs()).values);
       const resp = new provproto.InvokeResponse();
       resp.setReturn(encode(result));
       return resp;

@@ -24,6 +24,7 @@ import { sha256 } from "@noble/hashes/sha2";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
 import { base64urlnopad } from "@scure/base";
 import type { ApiKeyCurve, StampScheme } from "../wire/enums";
+import { InvalidApiKeyError } from "./errors";
 import { DEFAULT_API_KEY_CURVE, parsePrivateKey, publicKeyBytes, schemeForCurve } from "./keys";
 import { nodeSigner, type MessageSigner } from "./node-signer";
 import type { StampHeader, Stamper } from "./stamper";
@@ -66,7 +67,7 @@ export class ApiKeyStamper implements Stamper {
   readonly #nodeSign: MessageSigner | undefined;
 
   /**
-   * @throws {TypeError} naming `curve` for an unknown curve, `apiPrivateKey` for a malformed
+   * @throws {TypeError} naming `curve` for an unknown curve; {@link InvalidApiKeyError} naming `apiPrivateKey` for a malformed
    *   or out-of-range key (the key is never printed), or `apiPublicKey` when the public key is
    *   malformed or does not belong to the private key
    */
@@ -74,18 +75,19 @@ export class ApiKeyStamper implements Stamper {
     const curve = options.curve ?? DEFAULT_API_KEY_CURVE;
     this.scheme = schemeForCurve(curve);
     this.curve = curve;
-    this.#privateKey = parsePrivateKey(options.apiPrivateKey, curve, "apiPrivateKey");
+    this.#privateKey = privateKeyOf(options.apiPrivateKey, curve);
 
     const expected = bytesToHex(publicKeyBytes(this.#privateKey, curve));
     const given = options.apiPublicKey;
     if (typeof given !== "string" || !/^[0-9a-fA-F]+$/.test(given)) {
-      throw new TypeError("apiPublicKey must be a hex string");
+      throw new InvalidApiKeyError("apiPublicKey must be a hex string", "apiPublicKey");
     }
     // Hex case is not significant; the stamp carries the canonical lowercase form.
     if (given.toLowerCase() !== expected) {
-      throw new TypeError(
+      throw new InvalidApiKeyError(
         `apiPublicKey does not match apiPrivateKey on ${curve}: the private key's public key is ${expected}` +
           (curve === "API_KEY_CURVE_ED25519" ? "" : " (compressed SEC1)"),
+        "apiPublicKey",
       );
     }
     this.publicKey = expected;
@@ -121,5 +123,15 @@ export class ApiKeyStamper implements Stamper {
       case "API_KEY_CURVE_ED25519":
         return bytesToHex(ed25519.sign(message, this.#privateKey));
     }
+  }
+}
+
+/** The private key's bytes; a key `parsePrivateKey` refuses is an {@link InvalidApiKeyError} (same message: it never holds the key). */
+function privateKeyOf(apiPrivateKey: string, curve: ApiKeyCurve): Uint8Array {
+  try {
+    return parsePrivateKey(apiPrivateKey, curve, "apiPrivateKey");
+  } catch (error) {
+    if (error instanceof TypeError) throw new InvalidApiKeyError(error.message, "apiPrivateKey", { cause: error });
+    throw error;
   }
 }

@@ -6,24 +6,22 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { runDataFunction, type DataArgs, type DataFunctionName, type DataResult } from "./runtime/queries";
-import { resolveSettings, type Settings } from "./runtime/settings";
+import { ProviderContext } from "./runtime/context";
 
 /** `T` with every property accepting a `pulumi.Input`. */
 export type InputsOf<T> = { [P in keyof T]: pulumi.Input<T[P]> };
 
 /**
- * The settings a data function uses: stack config `keyform:*` (the project's config, read
- * through the engine), then the `KEYFORM_*` environment.
+ * The program's own context: settings from the stack config `keyform:*` (the project's config,
+ * read through the engine), then the `KEYFORM_*` environment, and its own clients. getConfig
+ * reads the raw value, secrets included, without the plaintext-secret warning.
  */
-function programSettings(): Settings {
-  // getConfig reads the raw value, secrets included, without the plaintext-secret warning.
-  return resolveSettings((key) => pulumi.runtime.getConfig(key));
-}
+const programContext = new ProviderContext((key) => pulumi.runtime.getConfig(key), undefined);
 
 /** Runs data function `name` with the program's settings. */
 export async function callDataFunction<N extends DataFunctionName>(name: N, args: DataArgs<N> | undefined): Promise<DataResult<N>> {
   try {
-    return await runDataFunction(programSettings(), name, args);
+    return await runDataFunction(programContext, name, args);
   } catch (error) {
     // A RunError is reported by Pulumi as its message alone: one line that names the setting
     // to check, instead of the stack traces of every layer and cause.

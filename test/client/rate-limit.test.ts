@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStamper, KeyformClient, ServicePace, type ClientLogEvent } from "../../sdk/client";
 import type { ServiceRateLimit } from "../../sdk/emulator/rate-limit";
 import { sessionFor } from "../../sdk/resources/runtime/client";
+import { ProviderContext } from "../../sdk/resources/runtime/context";
 import { resolveSettings } from "../../sdk/resources/runtime/settings";
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -183,8 +184,9 @@ describe("the client's pace, learned from the headers", () => {
       });
       expect(settings.maxRequestsPerSecond).toBe(0);
       // Two different clients (another timeout makes another client) share the process's pace.
-      const one = sessionFor(settings, bootstrap.organizationId, "test").client;
-      const two = sessionFor({ ...settings, timeoutMs: settings.timeoutMs + 1 }, bootstrap.organizationId, "test").client;
+      const context = new ProviderContext(undefined, undefined);
+      const one = sessionFor(context, settings, bootstrap.organizationId, "test").client;
+      const two = sessionFor(context, { ...settings, timeoutMs: settings.timeoutMs + 1 }, bootstrap.organizationId, "test").client;
       expect(one).not.toBe(two);
       const started = Date.now();
       await Promise.all(Array.from({ length: count }, (_, i) => (i % 2 === 0 ? one : two).whoami({})));

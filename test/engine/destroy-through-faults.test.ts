@@ -13,14 +13,14 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { ApiKeyStamper as TurnkeyApiKeyStamper } from "@turnkey/api-key-stamper";
-import { TurnkeyClient } from "@turnkey/http";
+import type { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accessThrough, FRONT_DOORS, type Declared } from "../support/declared-stacks";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process";
-import { createWorkDirStack, pulumiBinDir, type TestStack } from "../support/engine";
+import { pulumiBinDir } from "../support/engine";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy";
+import { officialClient } from "../support/organization-snapshot";
 
-const FIXTURE = path.join(__dirname, "fixtures", "reconcile-project");
 const TIMEOUT = 600_000;
 const USERS = 12;
 const TAGS = 12;
@@ -35,8 +35,7 @@ beforeAll(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-destroy-faults-"));
   emu = await startEmulatorProcess(path.join(work, "emulator"));
   proxy = await startFaultProxy({ upstream: emu.url, rate: 0, seed: 1 });
-  const b = emu.bootstrap;
-  official = new TurnkeyClient({ baseUrl: emu.url }, new TurnkeyApiKeyStamper({ apiPublicKey: b.apiPublicKey, apiPrivateKey: b.apiPrivateKey }));
+  official = officialClient({ ...emu.bootstrap, baseUrl: emu.url });
 });
 
 afterAll(async () => {
@@ -64,59 +63,20 @@ function faultFigures(): { reads: number; all: number; byPath: Record<string, nu
   return { reads, all, byPath };
 }
 
-/** The YAML program: `USERS` users and `TAGS` tags, the provider settings from stack config. */
-function yamlProject(prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(work, "yaml-"));
-  const lines = ["name: kf-destroy-faults", "runtime: yaml", "resources:"];
-  for (let i = 0; i < USERS; i++) {
-    lines.push(`  user-${i}:`, "    type: keyform:index:User", "    properties:", `      userName: ${prefix}-user-${i}`, `      userEmail: ${prefix}-user-${i}@example.com`);
-  }
-  for (let i = 0; i < TAGS; i++) {
-    lines.push(`  tag-${i}:`, "    type: keyform:index:UserTag", "    properties:", `      userTagName: ${prefix}-tag-${i}`);
-  }
-  fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `${lines.join("\n")}\n`);
-  return dir;
-}
-
-async function typescriptStack(prefix: string): Promise<TestStack> {
-  const declared = [
+/** `USERS` users and `TAGS` tags, named after `prefix`. */
+function declarations(prefix: string): Declared[] {
+  return [
     ...Array.from({ length: USERS }, (_, i) => ({ kind: "User", name: `u${i}`, args: { userName: `${prefix}-user-${i}`, userEmail: `${prefix}-user-${i}@example.com` } })),
     ...Array.from({ length: TAGS }, (_, i) => ({ kind: "UserTag", name: `t${i}`, args: { userTagName: `${prefix}-tag-${i}` } })),
   ];
-  const file = path.join(work, `${prefix}.json`);
-  fs.writeFileSync(file, JSON.stringify(declared));
-  const b = emu.bootstrap;
-  return createWorkDirStack({
-    workDir: FIXTURE,
-    envVars: {
-      KEYFORM_BASE_URL: proxy.url,
-      KEYFORM_ORGANIZATION_ID: b.organizationId,
-      KEYFORM_API_PUBLIC_KEY: b.apiPublicKey,
-      KEYFORM_API_PRIVATE_KEY: b.apiPrivateKey,
-    },
-    config: { "reconcile-project:declarations": file },
-  });
-}
-
-async function yamlStack(prefix: string): Promise<TestStack> {
-  const b = emu.bootstrap;
-  return createWorkDirStack({
-    workDir: yamlProject(prefix),
-    config: {
-      "keyform:baseUrl": proxy.url,
-      "keyform:organizationId": b.organizationId,
-      "keyform:apiPublicKey": b.apiPublicKey,
-      "keyform:apiPrivateKey": { value: b.apiPrivateKey, secret: true },
-    },
-  });
 }
 
 describe.each([
-  { path: "TypeScript (dynamic providers)", prefix: "dfts", make: typescriptStack, seed: 4404 },
-  { path: "YAML (provider plugin)", prefix: "dfyaml", make: yamlStack, seed: 5505 },
+  { ...FRONT_DOORS[0]!, prefix: "dfts", seed: 4404 },
+  { ...FRONT_DOORS[1]!, prefix: "dfyaml", seed: 5505 },
 ])("destroy through a proxy failing half the requests: $path", ({ prefix, make, seed }) => {
   it("converges in one run, with faults on the read path, and leaves none of the stack's objects", { timeout: TIMEOUT }, async () => {
-    const { stack, cleanup } = await make(prefix);
+    const { stack, cleanup } = (await make(work, accessThrough(proxy.url, emu.bootstrap), declarations(prefix))).handle;
     try {
       proxy.setRate(0);
       await stack.up();

@@ -13,22 +13,20 @@
  *
  * Figures (runs needed, faults injected) are printed for the report.
  */
-import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
+import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
-import { outputOf } from "../support/child-process";
 import { census, declarations, KINDS, tally, type Declaration, type Kind } from "../support/declarations";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process";
-import { createWorkDirStack, pulumiBinDir, type TestStack } from "../support/engine";
+import { accessThrough, killUpWhen, RECONCILE_FIXTURE, typescriptStack } from "../support/declared-stacks";
+import { pulumiBinDir, type TestStack } from "../support/engine";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy";
 import { changes, keyformResources } from "../resources/harness/engine-harness";
 
-const FIXTURE = path.join(__dirname, "fixtures", "reconcile-project");
 /** The plural create activities a batch goes out as. */
 const PLURAL_CREATE = /\/submit\/create_(policies|users|invitations|api_keys)$/;
 const TIMEOUT = 600_000;
@@ -91,20 +89,8 @@ async function destroyQuietly(stack: Stack): Promise<void> {
 }
 
 async function stackOf(prefix: string, declared: Declaration[]): Promise<TestStack> {
-  const file = path.join(work, `${prefix}.json`);
-  fs.writeFileSync(file, JSON.stringify(declared));
-  const b = emu.bootstrap;
-  return createWorkDirStack({
-    workDir: FIXTURE,
-    envVars: {
-      // The providers talk to the proxy, which stays put while the emulator restarts behind it.
-      KEYFORM_BASE_URL: proxy.url,
-      KEYFORM_ORGANIZATION_ID: b.organizationId,
-      KEYFORM_API_PUBLIC_KEY: b.apiPublicKey,
-      KEYFORM_API_PRIVATE_KEY: b.apiPrivateKey,
-    },
-    config: { "reconcile-project:declarations": file },
-  });
+  // The providers talk to the proxy, which stays put while the emulator restarts behind it.
+  return (await typescriptStack(work, accessThrough(proxy.url, emu.bootstrap), declared)).handle;
 }
 
 /** `up` until it exits 0, at most `maxRuns` times; the runs it took and the errors on the way. */
@@ -137,50 +123,6 @@ async function expectExactlyOnce(stack: Stack, declared: Declaration[]): Promise
   expect(state).toHaveLength(declared.length);
   // No orphan: each object of a declared key is the one its resource records.
   expect(new Set(state.map((r) => r.id))).toEqual(found.ids);
-}
-
-/**
- * The engine's own limit, not keyform's: a `kill -9` that lands while the `file://` backend
- * rewrites the checkpoint can leave it cut off ("failed to load checkpoint: EOF"). The backend
- * keeps the previous checkpoint as `<stack>.json.bak`; putting it back is Pulumi's documented
- * recovery, and it leaves state knowing even fewer of the objects the killed run made, which
- * the next `up` must then adopt. The backend (gocloud's fileblob) also keeps a `<file>.attrs`
- * sidecar that it truncates before writing: a kill in between leaves it empty, and reading the
- * checkpoint then fails with the same EOF. A missing sidecar is read as default attributes,
- * so a cut one is removed.
- */
-function restoreCutCheckpoint(backendUrl: string | undefined, stackName: string): void {
-  if (!backendUrl?.startsWith("file://")) return;
-  const stacks = path.join(backendUrl.slice("file://".length), ".pulumi", "stacks");
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.name === `${stackName}.json`) found.push(full);
-    }
-  };
-  if (fs.existsSync(stacks)) walk(stacks);
-  const isCut = (file: string) => {
-    try {
-      JSON.parse(fs.readFileSync(file, "utf8"));
-      return false;
-    } catch {
-      return true;
-    }
-  };
-  for (const file of found) {
-    if (isCut(file)) {
-      console.log(`[exactly-once] the kill cut the engine's checkpoint ${file}; restored from its .bak`);
-      fs.copyFileSync(`${file}.bak`, file);
-    }
-    for (const attrs of [`${file}.attrs`, `${file}.bak.attrs`]) {
-      if (fs.existsSync(attrs) && isCut(attrs)) {
-        console.log(`[exactly-once] the kill cut the backend's attributes file ${attrs}; removed`);
-        fs.rmSync(attrs);
-      }
-    }
-  }
 }
 
 /** A clean `up` (no faults) changes nothing. */
@@ -221,20 +163,6 @@ describe.each([
   });
 });
 
-/** The process groups of `pid`'s children that are not its own (the engine's plugins). */
-async function childGroupsOf(pid: number): Promise<number[]> {
-  const rows = (await outputOf("ps", ["-eo", "pid=,ppid=,pgid="])).trim().split("\n").map((line) => line.trim().split(/\s+/).map(Number));
-  return [...new Set(rows.filter(([, ppid, pgid]) => ppid === pid && pgid !== pid).map(([, , pgid]) => pgid!))];
-}
-
-function killGroup(group: number): void {
-  try {
-    process.kill(-group, "SIGKILL");
-  } catch {
-    // Already gone.
-  }
-}
-
 describe("killed runs", () => {
   it("kill -9 of pulumi mid-batch (after 3 plural creates), pulumi cancel, up: converges with nothing done by hand", { timeout: TIMEOUT }, async () => {
     const declared = await declarationsOf("kill", 100, KINDS);
@@ -242,37 +170,19 @@ describe("killed runs", () => {
     try {
       proxy.setRate(0);
       proxy.resetCounts();
-      const env = { ...process.env, ...(stack.workspace as LocalWorkspace).envVars } as Record<string, string>;
-      const pulumi = path.join(pulumiBinDir(), "pulumi");
-      // Its own process group, like a CI job. The engine starts each plugin (the dynamic
-      // provider host among them) in a group of its own, so the kill takes those groups too,
-      // as a cancelled CI job's kill of its whole process tree would.
-      const child = spawn(pulumi, ["up", "--yes", "--skip-preview", "--non-interactive", "--stack", stack.name], {
-        cwd: FIXTURE,
-        env,
-        detached: true,
-        stdio: "ignore",
-      });
-      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      // Its own process group, like a CI job; the engine starts each plugin (the dynamic provider
+      // host among them) in a group of its own, and the kill takes those groups too, as a
+      // cancelled CI job's kill of its whole process tree would. The stack stays locked by the
+      // killed run until the `pulumi cancel` that follows.
       const creates = () => Object.entries(proxy.counts.byPath).filter(([p]) => p.includes("/submit/create_")).reduce((n, [, c]) => n + c, 0);
       // Creates go out batched (plural activities, journaled for the stack): kill mid-way through them.
       const pluralCreates = () => Object.entries(proxy.counts.byPath).filter(([p]) => PLURAL_CREATE.test(p)).reduce((n, [, c]) => n + c, 0);
-      const deadline = Date.now() + 300_000;
-      while (pluralCreates() < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-      const pluginGroups = await childGroupsOf(child.pid!);
-      process.kill(-child.pid!, "SIGKILL");
-      for (const group of pluginGroups) killGroup(group);
-      await exited;
+      await killUpWhen(stack, RECONCILE_FIXTURE, () => pluralCreates() >= 3);
       const before = tally(declared, await census(direct()));
       console.log(`[exactly-once] killed pulumi after ${creates()} create submits (${pluralCreates()} plural); ${before.ids.size} objects existed; ${JSON.stringify(proxy.counts.byPath)}`);
       expect(pluralCreates()).toBeGreaterThanOrEqual(3);
       expect(before.ids.size).toBeGreaterThan(0);
       expect(before.ids.size).toBeLessThan(declared.length);
-
-      restoreCutCheckpoint(env.PULUMI_BACKEND_URL, stack.name);
-      // The stack is locked by the killed run until `pulumi cancel`.
-      const cancel = spawnSync(pulumi, ["cancel", "--yes", "--stack", stack.name], { cwd: FIXTURE, env, encoding: "utf8" });
-      expect(cancel.status, cancel.stderr).toBe(0);
 
       const after = await upUntilOk(stack, 1);
       expect(after.runs, after.errors.join("\n")).toBe(1);

@@ -12,15 +12,14 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { ApiKeyStamper as TurnkeyApiKeyStamper } from "@turnkey/api-key-stamper";
-import { TurnkeyClient } from "@turnkey/http";
+import type { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkDirStack, pulumiBinDir, type TestStack } from "../support/engine";
+import { accessThrough, typescriptStack as typescriptDeclaredStack, yamlStack as yamlDeclaredStack, type Declared } from "../support/declared-stacks";
+import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { commandOutcome } from "./fail-closed-support";
-import { settingsConfig } from "./plugin-support";
+import { officialClient } from "../support/organization-snapshot";
 
-const FIXTURE = path.join(__dirname, "fixtures", "reconcile-project");
 const TIMEOUT = 600_000;
 
 let emu: TestEmulator;
@@ -31,8 +30,7 @@ beforeAll(async () => {
   pulumiBinDir();
   emu = await startTestEmulator();
   work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-lockout-"));
-  const b = emu.emulator.bootstrap;
-  official = new TurnkeyClient({ baseUrl: emu.emulator.url }, new TurnkeyApiKeyStamper({ apiPublicKey: b.apiPublicKey, apiPrivateKey: b.apiPrivateKey }));
+  official = officialClient(accessThrough(emu.emulator.url, emu.emulator.bootstrap));
 });
 
 afterAll(async () => {
@@ -40,41 +38,9 @@ afterAll(async () => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
-interface Declared {
-  kind: string;
-  name: string;
-  args: Record<string, unknown>;
-}
-
-/** Writes the declarations; returns a function that rewrites them (the same stack, a new program). */
-async function typescriptStack(declared: Declared[]): Promise<{ handle: TestStack; redeclare(next: Declared[]): void }> {
-  const file = path.join(work, `ts-${Date.now()}.json`);
-  fs.writeFileSync(file, JSON.stringify(declared));
-  const b = emu.emulator.bootstrap;
-  const handle = await createWorkDirStack({
-    workDir: FIXTURE,
-    envVars: {
-      KEYFORM_BASE_URL: emu.emulator.url,
-      KEYFORM_ORGANIZATION_ID: b.organizationId,
-      KEYFORM_API_PUBLIC_KEY: b.apiPublicKey,
-      KEYFORM_API_PRIVATE_KEY: b.apiPrivateKey,
-    },
-    config: { "reconcile-project:declarations": file },
-  });
-  return { handle, redeclare: (next) => fs.writeFileSync(file, JSON.stringify(next)) };
-}
-
-async function yamlStack(declared: Declared[]): Promise<{ handle: TestStack; redeclare(next: Declared[]): void }> {
-  const dir = fs.mkdtempSync(path.join(work, "yaml-"));
-  const write = (list: Declared[]) => {
-    const lines = ["name: kf-lockout", "runtime: yaml", "resources:"];
-    for (const d of list) lines.push(`  ${d.name}:`, `    type: keyform:index:${d.kind}`, `    properties: ${JSON.stringify(d.args)}`);
-    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `${lines.join("\n")}\n`);
-  };
-  write(declared);
-  const handle = await createWorkDirStack({ workDir: dir, config: settingsConfig(emu) });
-  return { handle, redeclare: write };
-}
+const access = () => accessThrough(emu.emulator.url, emu.emulator.bootstrap);
+const typescriptStack = (declared: Declared[]) => typescriptDeclaredStack(work, access(), declared);
+const yamlStack = (declared: Declared[]) => yamlDeclaredStack(work, access(), declared);
 
 const organizationAllowlist = async () =>
   official.getIpAllowlist({ organizationId: emu.emulator.bootstrap.organizationId }).then(

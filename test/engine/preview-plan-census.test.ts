@@ -8,15 +8,14 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { ApiKeyStamper as TurnkeyApiKeyStamper } from "@turnkey/api-key-stamper";
-import { TurnkeyClient } from "@turnkey/http";
+import type { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkDirStack, pulumiBinDir, type TestStack } from "../support/engine";
+import { accessThrough, typescriptStack as typescriptDeclaredStack, yamlStack as yamlDeclaredStack, type Declared } from "../support/declared-stacks";
+import { pulumiBinDir, type TestStack } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { commandOutcome } from "./fail-closed-support";
-import { settingsConfig } from "./plugin-support";
+import { officialClient } from "../support/organization-snapshot";
 
-const FIXTURE = path.join(__dirname, "fixtures", "reconcile-project");
 const TIMEOUT = 600_000;
 
 let emu: TestEmulator;
@@ -27,8 +26,7 @@ beforeAll(async () => {
   pulumiBinDir();
   emu = await startTestEmulator();
   work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-plan-census-"));
-  const b = emu.emulator.bootstrap;
-  official = new TurnkeyClient({ baseUrl: emu.emulator.url }, new TurnkeyApiKeyStamper({ apiPublicKey: b.apiPublicKey, apiPrivateKey: b.apiPrivateKey }));
+  official = officialClient(accessThrough(emu.emulator.url, emu.emulator.bootstrap));
 });
 
 afterAll(async () => {
@@ -39,29 +37,10 @@ afterAll(async () => {
 /** Resources to declare: resource name → user tag name. */
 type Tags = Array<[resource: string, tagName: string]>;
 
-async function typescriptStack(tags: Tags): Promise<TestStack> {
-  const file = path.join(work, `ts-${Date.now()}.json`);
-  fs.writeFileSync(file, JSON.stringify(tags.map(([name, userTagName]) => ({ kind: "UserTag", name, args: { userTagName } }))));
-  const b = emu.emulator.bootstrap;
-  return createWorkDirStack({
-    workDir: FIXTURE,
-    envVars: {
-      KEYFORM_BASE_URL: emu.emulator.url,
-      KEYFORM_ORGANIZATION_ID: b.organizationId,
-      KEYFORM_API_PUBLIC_KEY: b.apiPublicKey,
-      KEYFORM_API_PRIVATE_KEY: b.apiPrivateKey,
-    },
-    config: { "reconcile-project:declarations": file },
-  });
-}
-
-async function yamlStack(tags: Tags): Promise<TestStack> {
-  const dir = fs.mkdtempSync(path.join(work, "yaml-"));
-  const lines = ["name: kf-plan-census", "runtime: yaml", "resources:"];
-  for (const [name, userTagName] of tags) lines.push(`  ${name}:`, "    type: keyform:index:UserTag", "    properties:", `      userTagName: ${userTagName}`);
-  fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `${lines.join("\n")}\n`);
-  return createWorkDirStack({ workDir: dir, config: settingsConfig(emu) });
-}
+const access = () => accessThrough(emu.emulator.url, emu.emulator.bootstrap);
+const asDeclared = (tags: Tags): Declared[] => tags.map(([name, userTagName]) => ({ kind: "UserTag", name, args: { userTagName } }));
+const typescriptStack = async (tags: Tags): Promise<TestStack> => (await typescriptDeclaredStack(work, access(), asDeclared(tags))).handle;
+const yamlStack = async (tags: Tags): Promise<TestStack> => (await yamlDeclaredStack(work, access(), asDeclared(tags))).handle;
 
 async function tagNames(): Promise<string[]> {
   const { userTags } = await official.listUserTags({ organizationId: emu.emulator.bootstrap.organizationId });

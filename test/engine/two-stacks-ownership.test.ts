@@ -11,18 +11,21 @@
  * - `destroy` of one stack leaves every object of the other in place (read back with the
  *   official client), and the other's next preview says exactly what is so: its objects
  *   unchanged, the names it could not take created.
+ *
+ * On both front doors: the TypeScript path (dynamic providers) and the YAML path (the provider plugin).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { ApiKeyStamper as TurnkeyApiKeyStamper } from "@turnkey/api-key-stamper";
-import { TurnkeyClient } from "@turnkey/http";
+import type { TurnkeyClient } from "@turnkey/http";
+import type { Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process";
-import { createWorkDirStack, pulumiBinDir, type TestStack } from "../support/engine";
-import { keyformResources } from "../resources/harness/engine-harness";
+import { accessThrough, FRONT_DOORS, stateResources, type Declared, type MakeDeclaredStack } from "../support/declared-stacks";
+import { pulumiBinDir, type TestStack } from "../support/engine";
+import { officialClient } from "../support/organization-snapshot";
 
-const FIXTURE = path.join(__dirname, "fixtures", "reconcile-project");
+const keyformOf = async (stack: Stack) => (await stateResources(stack)).keyform;
 const TIMEOUT = 900_000;
 
 let work: string;
@@ -33,20 +36,13 @@ beforeAll(async () => {
   pulumiBinDir();
   work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-two-stacks-"));
   emu = await startEmulatorProcess(path.join(work, "emulator"));
-  const b = emu.bootstrap;
-  official = new TurnkeyClient({ baseUrl: emu.url }, new TurnkeyApiKeyStamper({ apiPublicKey: b.apiPublicKey, apiPrivateKey: b.apiPrivateKey }));
+  official = officialClient(accessThrough(emu.url, emu.bootstrap));
 });
 
 afterAll(async () => {
   await emu?.kill();
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
-
-interface Declared {
-  kind: string;
-  name: string;
-  args: Record<string, unknown>;
-}
 
 function declarations(own: string, userId: string): Declared[] {
   const tag = (name: string, userTagName: string): Declared => ({ kind: "UserTag", name, args: { userTagName } });
@@ -68,23 +64,12 @@ function declarations(own: string, userId: string): Declared[] {
   ];
 }
 
-async function stackOf(own: string): Promise<{ handle: TestStack; declared: Declared[] }> {
-  const b = emu.bootstrap;
-  const declared = declarations(own, b.userId);
-  const file = path.join(work, `${own}.json`);
-  fs.writeFileSync(file, JSON.stringify(declared));
-  const handle = await createWorkDirStack({
-    workDir: FIXTURE,
-    envVars: {
-      KEYFORM_BASE_URL: emu.url,
-      KEYFORM_ORGANIZATION_ID: b.organizationId,
-      KEYFORM_API_PUBLIC_KEY: b.apiPublicKey,
-      KEYFORM_API_PRIVATE_KEY: b.apiPrivateKey,
-    },
-    config: { "reconcile-project:declarations": file },
-  });
+async function stackOf(make: MakeDeclaredStack, own: string): Promise<{ handle: TestStack; declared: Declared[] }> {
+  const declared = declarations(own, emu.bootstrap.userId);
+  const { handle } = await make(work, accessThrough(emu.url, emu.bootstrap), declared);
   return { handle, declared };
 }
+
 
 async function outcome(run: Promise<unknown>): Promise<string> {
   try {
@@ -108,16 +93,19 @@ async function liveIds(): Promise<Map<string, string>> {
   return ids;
 }
 
-describe("two stacks on one organization", () => {
+describe.each(FRONT_DOORS)("two stacks on one organization: $path", ({ make }) => {
   it("concurrent ups take nothing of each other's; destroy of one leaves the other's objects and a true preview", { timeout: TIMEOUT }, async () => {
-    const a = await stackOf("alpha");
-    const b = await stackOf("beta");
+    const a = await stackOf(make, "alpha");
+    const b = await stackOf(make, "beta");
     try {
-      // Every resource is attempted although shared names fail: otherwise which of a stack's own
-      // objects get made depends on when the engine stops starting steps after the first error.
-      const [failureA, failureB] = await Promise.all([outcome(a.handle.stack.up({ continueOnError: true })), outcome(b.handle.stack.up({ continueOnError: true }))]);
-      const stateA = await keyformResources(a.handle.stack);
-      const stateB = await keyformResources(b.handle.stack);
+      // continueOnError: a refused name fails its resource only, so what each stack ends up
+      // holding does not depend on which failure the engine saw first.
+      const [failureA, failureB] = await Promise.all([
+        outcome(a.handle.stack.up({ continueOnError: true })),
+        outcome(b.handle.stack.up({ continueOnError: true })),
+      ]);
+      const stateA = await keyformOf(a.handle.stack);
+      const stateB = await keyformOf(b.handle.stack);
       const idsA = new Set(stateA.map((r) => r.id));
       const idsB = new Set(stateB.map((r) => r.id));
       console.log(`[two-stacks] alpha holds ${idsA.size}, beta holds ${idsB.size}`);
@@ -143,7 +131,8 @@ describe("two stacks on one organization", () => {
       for (const id of idsA) expect(after.has(id), `alpha's ${id}`).toBe(false);
 
       const preview = await b.handle.stack.preview();
-      // Beta's objects are there as recorded; the names alpha held are free again and planned.
+      // Beta's objects are there as recorded (and the stack; a default provider is not counted);
+      // the names alpha held are free again and planned.
       expect(preview.changeSummary.same ?? 0).toBe(idsB.size + 1);
       expect(preview.changeSummary.create ?? 0).toBe(b.declared.length - idsB.size);
       expect(preview.changeSummary.delete ?? 0).toBe(0);

@@ -4,6 +4,7 @@
  * (one object, not two); an object with the declared name that this stack did not create fails
  * the create naming it, its id and the importId that adopts it.
  */
+import { directContext } from "../../sdk/resources/runtime/context";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -56,7 +57,7 @@ async function tagsNamed(name: string): Promise<string[]> {
 
 describe("ownership", () => {
   it("a stamped session sends the same bytes: the second submit gets the first activity back", async () => {
-    const session = { organizationId: emu.emulator.bootstrap.organizationId, client: emu.client, credentialPublicKey: emu.emulator.bootstrap.apiPublicKey };
+    const session = { organizationId: emu.emulator.bootstrap.organizationId, client: emu.client, credentialPublicKey: emu.emulator.bootstrap.apiPublicKey, context: directContext() };
     const stamped = stampedSession(session, String(Date.now()));
     const first = await stamped.client.createUserTag({ userTagName: "stamped", userIds: [] });
     const second = await stamped.client.createUserTag({ userTagName: "stamped", userIds: [] });
@@ -70,7 +71,7 @@ describe("ownership", () => {
     // The killed run: the entry written, the request sent, the answer never recorded in state.
     const timestampMs = String(Date.now());
     writeEntry(journalDir, { urn: resource, kind: "UserTag", organizationId: emu.emulator.bootstrap.organizationId, inputsKey: inputsKeyOf(inputs), timestampMs });
-    const session = { organizationId: emu.emulator.bootstrap.organizationId, client: emu.client, credentialPublicKey: emu.emulator.bootstrap.apiPublicKey };
+    const session = { organizationId: emu.emulator.bootstrap.organizationId, client: emu.client, credentialPublicKey: emu.emulator.bootstrap.apiPublicKey, context: directContext() };
     const made = await stampedSession(session, timestampMs).client.createUserTag({ userTagName: "journaled", userIds: [] });
 
     const next = await handlers.UserTag!.create(inputs);

@@ -4,6 +4,7 @@
  * the service allows, naming the count and the objects. Limits are counted against a real
  * emulator's organization.
  */
+import { directContext } from "../../sdk/resources/runtime/context";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { handlers } from "../../sdk/resources/runtime";
@@ -58,7 +59,7 @@ describe("duplicate unique values within one program", () => {
 
 describe("resource limits, counted against a real organization", () => {
   let emu: TestEmulator;
-  const session = () => ({ organizationId: emu.emulator.bootstrap.organizationId, client: emu.client, credentialPublicKey: emu.emulator.bootstrap.apiPublicKey });
+  const session = () => ({ organizationId: emu.emulator.bootstrap.organizationId, client: emu.client, credentialPublicKey: emu.emulator.bootstrap.apiPublicKey, context: directContext() });
   const planned = (kind: string, name: string, inputs: Record<string, unknown>, olds: Record<string, unknown> = {}) => ({
     kind,
     urn: urn(kind, name),

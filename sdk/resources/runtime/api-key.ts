@@ -166,7 +166,7 @@ async function orphanedGeneratedKey(session: Session, inputs: ApiKeyState): Prom
   const holder = (await collections.users(session)).users
     .find((u) => u.userId === inputs.userId)
     ?.apiKeys.find((k) => k.apiKeyName === inputs.apiKeyName);
-  if (holder === undefined || isClaimed(apiKeySpec.kind, session.organizationId, holder.apiKeyId)) return undefined;
+  if (holder === undefined || isClaimed(session, apiKeySpec.kind, holder.apiKeyId)) return undefined;
   const key = await fetchApiKey(session, holder.apiKeyId, inputs.userId);
   if (key === undefined) return undefined;
   const nowMs = Date.now();

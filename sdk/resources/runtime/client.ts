@@ -1,9 +1,10 @@
 /**
  * @module resources/runtime/client
  * Builds the API client a provider call uses, from the resolved settings. One client per
- * organization id is kept for the life of the provider process.
+ * organization id is kept for the life of the configuration (`context.ts`).
  */
 import { ApiKeyStamper, DEFAULT_TIMEOUT_MS as DEFAULT_ATTEMPT_TIMEOUT_MS, KeyformClient, sharedServicePace, type ServicePace } from "../../client";
+import type { ProviderContext } from "./context";
 import { requireSetting, type Settings } from "./settings";
 import { observeWrites } from "./shared-reads";
 
@@ -15,9 +16,9 @@ export interface Session {
   readonly credentialPublicKey: string;
   /** The pace every request of the process to this service keeps to (batches wait for its slots). */
   readonly pace?: ServicePace;
+  /** The configuration this call belongs to: what the run remembers (`context.ts`). */
+  readonly context: ProviderContext;
 }
-
-const cache = new Map<string, KeyformClient>();
 
 /** Retries of a provider request (network errors, 429, 502/503/504) after the first attempt. */
 export const PROVIDER_RETRIES = 5;
@@ -34,12 +35,12 @@ export function resolveOrganizationId(settings: Settings, organizationId: string
  * A client for `organizationId`, stamped with the configured API key.
  * @throws {MissingSettingError} when the API key settings are missing.
  */
-export function sessionFor(settings: Settings, organizationId: string, purpose: string): Session {
+export function sessionFor(context: ProviderContext, settings: Settings, organizationId: string, purpose: string): Session {
   const apiPublicKey = requireSetting(settings, "apiPublicKey", purpose);
   const apiPrivateKey = requireSetting(settings, "apiPrivateKey", purpose);
   // The key of the cache is not secret: the public key identifies the credential.
   const key = `${settings.baseUrl}|${organizationId}|${apiPublicKey}|${settings.timeoutMs}|${settings.firstByteTimeoutMs}|${settings.maxRequestsPerSecond}`;
-  let client = cache.get(key);
+  let client = context.clients.get(key);
   const pace = sharedServicePace(settings.baseUrl, settings.maxRequestsPerSecond);
   if (!client) {
     client = new KeyformClient({
@@ -59,13 +60,13 @@ export function sessionFor(settings: Settings, organizationId: string, purpose: 
       // their own, longer budgets (each poll still has to start answering within it).
       firstByteTimeoutMs: settings.firstByteTimeoutMs,
       // Writes through this client make the shared collection reads stale (shared-reads.ts).
-      onRequest: observeWrites,
+      onRequest: (path) => observeWrites(context, path),
       // The service counts requests per client address (and per sub-organization): every client
       // of this process shares one pace of the service, learned from its answers' headers and
       // kept under the cap setting, whatever the organization or key.
       rateLimiter: pace,
     });
-    cache.set(key, client);
+    context.clients.set(key, client);
   }
-  return { organizationId, client, credentialPublicKey: apiPublicKey, pace };
+  return { organizationId, client, credentialPublicKey: apiPublicKey, pace, context };
 }

@@ -78,6 +78,16 @@ export interface ResourceDescription {
   readonly expressionInputs?: readonly string[];
 }
 
+/**
+ * Whether destroy (or a replacement) leaves the object in the organization: the rule of
+ * {@link ResourceDescription.retainedUnless}, for `values` holding that input (the declared inputs,
+ * or the outputs, which carry it). Every front door applies this one rule: the TypeScript classes
+ * as `retainOnDelete`, the provider plugin by not deleting.
+ */
+export function retainedOnDelete(description: ResourceDescription, values: Readonly<Record<string, unknown>>): boolean {
+  return description.retainedUnless !== undefined && values[description.retainedUnless] !== true;
+}
+
 /** The inputs every resource has besides its own. */
 export function baseInputs(kind: string, description: ResourceDescription): Record<string, PropertyDescription> {
   const base: Record<string, PropertyDescription> = {

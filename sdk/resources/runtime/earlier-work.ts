@@ -21,25 +21,23 @@ import type { Activity } from "../../wire/activity";
 import type { ActivityDef } from "../../wire/define";
 import { operations } from "../../wire/registry";
 import type { Session } from "./client";
+import { directContext, type ProviderContext } from "./context";
 import { readRecentCreates, type CreateActivity } from "./earlier-activity";
 import { collections } from "./shared-reads";
 
-const claims = new Set<string>();
-const consensusByOrg = new Map<string, Promise<boolean>>();
-const historyByType = new Map<string, Promise<Activity[]>>();
 
 function claimKey(kind: string, organizationId: string, id: string): string {
   return `${kind}|${organizationId}|${id}`;
 }
 
-/** Records that a resource of this process stands for the object (created or adopted it). */
-export function claim(kind: string, organizationId: string, id: string): void {
-  claims.add(claimKey(kind, organizationId, id));
+/** Records that a resource of this run stands for the object (created or adopted it). */
+export function claim(session: Session, kind: string, id: string): void {
+  session.context.claims.add(claimKey(kind, session.organizationId, id));
 }
 
-/** Whether a resource of this process already stands for the object. */
-export function isClaimed(kind: string, organizationId: string, id: string): boolean {
-  return claims.has(claimKey(kind, organizationId, id));
+/** Whether a resource of this run already stands for the object. */
+export function isClaimed(session: Session, kind: string, id: string): boolean {
+  return session.context.claims.has(claimKey(kind, session.organizationId, id));
 }
 
 /**
@@ -47,6 +45,7 @@ export function isClaimed(kind: string, organizationId: string, id: string): boo
  * threshold above one, or a policy with a consensus expression. Read once per process.
  */
 export function mayNeedConsensus(session: Session): Promise<boolean> {
+  const consensusByOrg = session.context.consensusByOrg;
   const cached = consensusByOrg.get(session.organizationId);
   if (cached !== undefined) return cached;
   const reading = collections.organization(session).then(({ organizationData }) =>
@@ -74,6 +73,7 @@ export async function needsHistory(session: Session, hasUniqueName: boolean): Pr
 export function recentCreates<I>(session: Session, declared: CreateActivity<I>): Promise<Activity[]> {
   const type = (operations[declared.operation] as ActivityDef).type;
   const key = `${session.organizationId}|${type}`;
+  const historyByType = session.context.historyByType;
   const cached = historyByType.get(key);
   if (cached !== undefined) return cached;
   const reading = readRecentCreates(session, declared);
@@ -82,9 +82,9 @@ export function recentCreates<I>(session: Session, declared: CreateActivity<I>):
   return reading;
 }
 
-/** Forgets everything (tests). */
-export function forgetEarlierWork(): void {
-  claims.clear();
-  consensusByOrg.clear();
-  historyByType.clear();
+/** Forgets everything the configuration knows of earlier work (tests). */
+export function forgetEarlierWork(context: ProviderContext = directContext()): void {
+  context.claims.clear();
+  context.consensusByOrg.clear();
+  context.historyByType.clear();
 }

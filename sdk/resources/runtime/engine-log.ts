@@ -41,7 +41,8 @@ export async function warnEngine(message: string): Promise<void> {
   }
 }
 
-let quieted = false;
+/** Marks a `console.error` that already drops the host's echo of keyform errors. */
+const QUIETED = Symbol.for("keyform.quietHostErrorEcho");
 
 /**
  * Stops the dynamic-provider host from printing a keyform error a second time. The host
@@ -53,11 +54,15 @@ let quieted = false;
  * keeps every echo.
  */
 export function quietHostErrorEcho(): void {
-  if (quieted || engineAddress() === undefined || process.env.KEYFORM_DEBUG === "1") return;
-  quieted = true;
+  // The mark is on the patched function itself: the patch is the process's, and so is the
+  // knowledge that it is in place.
+  if ((console.error as Partial<Record<typeof QUIETED, true>>)[QUIETED] || engineAddress() === undefined || process.env.KEYFORM_DEBUG === "1") return;
   const original = console.error.bind(console);
-  console.error = (...args: unknown[]) => {
-    if (typeof args[0] === "string" && args[0].startsWith("ProviderError: ")) return;
-    original(...args);
-  };
+  console.error = Object.assign(
+    (...args: unknown[]) => {
+      if (typeof args[0] === "string" && args[0].startsWith("ProviderError: ")) return;
+      original(...args);
+    },
+    { [QUIETED]: true as const },
+  );
 }

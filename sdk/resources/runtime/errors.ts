@@ -16,6 +16,7 @@ import {
   SubmitOutcomeUnknownError,
   TimeoutError,
   FirstByteTimeoutError,
+  InvalidApiKeyError,
 } from "../../client/errors";
 import { SETTING_ENV, settingLabel } from "./settings";
 
@@ -24,6 +25,31 @@ export class ProviderError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "ProviderError";
+  }
+}
+
+/**
+ * A failure that leaves an object behind: it exists in the organization although the operation
+ * failed (e.g. a create whose read-back failed). `id` and `properties` are recorded in state, so
+ * the object is neither leaked nor created twice; every front door turns it into Pulumi's
+ * "resource initialization failed" (the dynamic-provider server reads these three fields, the
+ * provider plugin checks the class).
+ */
+export class ObjectLeftBehindError extends ProviderError {
+  /** The reasons Pulumi shows; the message alone unless given. */
+  readonly reasons: readonly string[];
+
+  constructor(
+    message: string,
+    /** The id of the object that exists. */
+    readonly id: string,
+    /** What the state records for it (never a generated secret). */
+    readonly properties: Readonly<Record<string, unknown>>,
+    options?: { cause?: unknown; reasons?: readonly string[] },
+  ) {
+    super(message, options);
+    this.name = "ObjectLeftBehindError";
+    this.reasons = options?.reasons ?? [message];
   }
 }
 
@@ -112,7 +138,7 @@ export function explain(error: unknown, what: string): Error {
     );
   }
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof TypeError && /\bapi(Public|Private)Key\b/u.test(message)) {
+  if (error instanceof InvalidApiKeyError) {
     // The stamper refused the key settings (malformed, or not one pair); it never prints the key.
     return new ProviderError(
       `${what}: the API key settings are wrong: ${message}. Check ${settingLabel("apiPrivateKey")} ` +

@@ -26,14 +26,15 @@ import { matchingActivities, type CreateActivity } from "./earlier-activity";
 import { claim, isClaimed, needsHistory, recentCreates } from "./earlier-work";
 import type { ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
-import { consensusNeededMessage, explain, isNotFound, ProviderError } from "./errors";
+import { consensusNeededMessage, explain, isNotFound, ObjectLeftBehindError, ProviderError } from "./errors";
 import { quietHostErrorEcho, warnEngine } from "./engine-log";
 import { organizationMoveMessage } from "./organization-guard";
 import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
 import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
 import { entryForCreate, inputsKeyOf, isStaleTimestamp, mayStillApply, notOwnedMessage, readEntry, removeEntry, renewEntry, stampedSession } from "./ownership";
 import { replayBatchItem } from "./batch-journal";
-import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
+import { directContext, ProviderContext, useDirectly } from "./context";
+import type { Settings } from "./settings";
 import { unknownKeysError, verifySettings } from "./verify";
 import { canonicalJson, compact, containsUnknown, isUnknown } from "./values";
 
@@ -146,34 +147,72 @@ export interface CreateOutcome<O, L> {
   live?: L;
 }
 
-/** Settings source of the current provider process (set by `configure`). */
-let configLookup: ConfigLookup | undefined;
-/** Whether `check` proves the settings (engine runs), and the config keys to vet first. */
-let engineRun: { configKeys: readonly string[] } | undefined;
+/**
+ * The context of each engine run's configuration, by the run's raw stack config: the
+ * dynamic-provider host configures one provider object per resource class, all with the same
+ * run's config, and they share one context.
+ */
+const contextsOfRuns = new WeakMap<object, ProviderContext>();
 
 /**
- * Records the stack config the engine passes to `configure`. Values are read on each call,
- * never stored in state. In an engine run (the dynamic-provider host's config, which carries
- * every stack config key, or `options.verify` from the plugin) `check` then verifies the
- * settings once per run (`verify.ts`), and a failed call prints once (`engine-log.ts`).
+ * Creates the context of a configuration (`context.ts`) from the stack config the engine passes.
+ * Values are read on each call, never stored in state. In an engine run (the dynamic-provider
+ * host's config, which carries every stack config key, or `options.verify` from the plugin)
+ * `check` then verifies the settings once per run (`verify.ts`), and a failed call prints once
+ * (`engine-log.ts`).
+ *
+ * Called on a provider object (the dynamic-provider host calls `provider.configure(req)` on the
+ * object whose prototype is a handler), it keeps the context there, where the handler's methods
+ * find it; the plugin builds such objects with {@link withContext}. Called directly, the context
+ * serves the handlers' direct calls (`directContext` in `context.ts`).
  */
 export function configure(
+  this: unknown,
   req: { config: { get(key: string): string | undefined } },
   options?: { verify?: boolean; configKeys?: readonly string[] },
-): void {
-  const config = req.config;
-  configLookup = (key) => config.get(key);
-  // The dynamic-provider host's Config keeps the whole stack config in `rawConfig`.
-  const raw = (config as { rawConfig?: Record<string, unknown> }).rawConfig;
-  if (options?.verify === true || raw !== undefined) {
-    engineRun = { configKeys: options?.configKeys ?? Object.keys(raw ?? {}) };
-    quietHostErrorEcho();
-  }
+): ProviderContext {
+  const context = contextOfConfiguration(req, options);
+  // A provider object has the handler's methods (its prototype); provider code of earlier
+  // versions calls `configure` on the runtime module instead, and its handlers run directly.
+  if (typeof (this as Partial<Handler> | undefined)?.create === "function") (this as { context?: ProviderContext }).context = context;
+  else useDirectly(context);
+  return context;
 }
 
-/** The settings in effect now: stack config (via `configure`), then the environment. */
+/**
+ * The context of a configuration: {@link configure} without keeping it anywhere. The plugin
+ * creates one per Configure and hands it to its handlers with {@link withContext}.
+ */
+export function contextOfConfiguration(
+  req: { config: { get(key: string): string | undefined } },
+  options?: { verify?: boolean; configKeys?: readonly string[] },
+): ProviderContext {
+  const config = req.config;
+  // The dynamic-provider host's Config keeps the whole stack config in `rawConfig`.
+  const raw = (config as { rawConfig?: Record<string, unknown> }).rawConfig;
+  const engineRun = options?.verify === true || raw !== undefined ? { configKeys: options?.configKeys ?? Object.keys(raw ?? {}) } : undefined;
+  if (engineRun !== undefined) quietHostErrorEcho();
+  let context = raw === undefined ? undefined : contextsOfRuns.get(raw);
+  if (context === undefined) {
+    context = new ProviderContext((key) => config.get(key), engineRun);
+    if (raw !== undefined) contextsOfRuns.set(raw, context);
+  }
+  return context;
+}
+
+/** `handler` bound to `context`: what the dynamic-provider host's provider object is, for other front doors. */
+export function withContext(handler: Handler, context: ProviderContext): Handler {
+  return Object.assign(Object.create(handler) as Handler, { context });
+}
+
+/** The context a handler method runs in: its provider object's, else the direct one (a fresh one before any configure). */
+function contextOf(provider: unknown): ProviderContext {
+  return (provider as { context?: ProviderContext } | undefined)?.context ?? directContext();
+}
+
+/** The settings of direct calls: stack config (via a direct `configure`), then the environment. */
 export function currentSettings(): Settings {
-  return resolveSettings(configLookup);
+  return contextOf(undefined).settings();
 }
 
 /** A spec of any resource, as the registry and the front doors derived from it see it. */
@@ -245,9 +284,9 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     return compact({ ...spec.flatten(live, carry), organizationId, importId } as unknown as Record<string, unknown>) as unknown as O;
   }
 
-  function session(settings: Settings, organizationId: string | undefined, what: string): Session {
+  function session(context: ProviderContext, settings: Settings, organizationId: string | undefined, what: string): Session {
     try {
-      return sessionFor(settings, resolveOrganizationId(settings, organizationId, what), what);
+      return sessionFor(context, settings, resolveOrganizationId(settings, organizationId, what), what);
     } catch (error) {
       throw explain(error, what);
     }
@@ -327,11 +366,11 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     const earlier = matchingActivities(declared, parameters, await recentCreates(s, declared), Date.now());
     for (const { activity, createdId } of earlier) {
       // Held by another resource of this run (two resources with the same parameters).
-      if (createdId === undefined || isClaimed(spec.kind, s.organizationId, createdId)) continue;
+      if (createdId === undefined || isClaimed(s, spec.kind, createdId)) continue;
       const live = await spec.fetch(s, createdId, inputs as unknown as Hint<I, O>);
       // Deleted since: it does not stand for this resource any more.
       if (live === undefined) continue;
-      claim(spec.kind, s.organizationId, createdId);
+      claim(s, spec.kind, createdId);
       return reconcile(s, inputs, createdId, live, what, `activity ${activity.id}`);
     }
     const waiting = earlier.find((e) => e.activity.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED");
@@ -354,7 +393,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     const { id, live } = existing;
     const { differing, listed } = differencesFrom(live, inputs);
     const refused = `${what}: the service refused it (HTTP 409: ${conflict.serverMessage || conflict.message})`;
-    if (isClaimed(spec.kind, s.organizationId, id)) {
+    if (isClaimed(s, spec.kind, id)) {
       throw new ProviderError(`${refused}; the existing ${spec.kind} "${id}" belongs to another resource of this program: give each resource its own name.`);
     }
     if (differing.length > 0) {
@@ -363,7 +402,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
           `To manage it with this resource, set importId: "${id}"; otherwise choose another name, or delete it.`,
       );
     }
-    claim(spec.kind, s.organizationId, id);
+    claim(s, spec.kind, id);
     return { id, live };
   }
 
@@ -374,13 +413,11 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       return { id: created.id, outs: outputsOf(live, s.organizationId, undefined, carryWith(created.carry ?? {}, inputs)) };
     } catch (error) {
       // The object exists: hand its id back so it is recorded in state, not leaked.
-      const failure = explain(error, what) as Error & { id?: string; properties?: unknown; reasons?: string[] };
-      failure.id = created.id;
+      const explained = explain(error, what);
       // `carry` is left out on purpose: it may hold a generated secret, and the outputs of a
       // failed create are not covered by additionalSecretOutputs everywhere.
-      failure.properties = compact({ ...(inputs as Record<string, unknown>), [spec.idProperty]: created.id, organizationId: s.organizationId });
-      failure.reasons = [failure.message];
-      throw failure;
+      const properties = compact({ ...(inputs as Record<string, unknown>), [spec.idProperty]: created.id, organizationId: s.organizationId });
+      throw new ObjectLeftBehindError(explained.message, created.id, properties, { cause: error });
     }
   }
 
@@ -427,7 +464,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       }
       // The entry stays: the engine records this create in state after it returns, and a run
       // killed in between must still find it. A later create of the URN checks it is not stale.
-      claim(spec.kind, s.organizationId, created.id);
+      claim(s, spec.kind, created.id);
     } catch (error) {
       if (!mayStillApply(error)) removeEntry(journalDir, urn);
       throw explain(error, what);
@@ -474,25 +511,26 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
   }
 
   /** The census of the whole plan for one checked resource (only with a URN to tell resources apart). */
-  async function planFailures(olds: Record<string, unknown>, inputs: Record<string, unknown>, urn: string | undefined): Promise<CheckFailure[]> {
-    const settings = currentSettings();
+  async function planFailures(context: ProviderContext, olds: Record<string, unknown>, inputs: Record<string, unknown>, urn: string | undefined): Promise<CheckFailure[]> {
+    const settings = context.settings();
+    const engineRun = context.engineRun;
     const organizationId = (inputs.organizationId as string | undefined) ?? settings.organizationId;
     if (organizationId === undefined || isUnknown(organizationId)) return [];
     if (urn === undefined) {
       if (engineRun === undefined) return [];
       const what = `${spec.kind} ${spec.label(inputs as unknown as I)}: check`;
       try {
-        return await lockoutFailures(spec.kind, session(settings, organizationId, what), inputs, settings);
+        return await lockoutFailures(spec.kind, session(context, settings, organizationId, what), inputs, settings);
       } catch (error) {
         throw explain(error, what);
       }
     }
     const planned = { kind: spec.kind, urn, organizationId, inputs, olds: olds ?? {} };
-    const duplicates = duplicateFailures(planned);
+    const duplicates = duplicateFailures(context, planned);
     if (duplicates.length > 0 || engineRun === undefined) return duplicates;
     const what = `${spec.kind} ${spec.label(inputs as unknown as I)}: check`;
     try {
-      const s = session(settings, organizationId, what);
+      const s = session(context, settings, organizationId, what);
       return [...(await limitFailures(s, planned)), ...(await lockoutFailures(spec.kind, s, inputs, settings))];
     } catch (error) {
       throw explain(error, what);
@@ -503,6 +541,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     spec,
 
     async check(olds, news, context) {
+      const configured = contextOf(this);
       const inputs = spec.normalize(news);
       const base = news as Record<string, unknown>;
       const failures = dedupe([
@@ -510,15 +549,15 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         ...rule(base, "importId", (v) => v === undefined || (typeof v === "string" && v.length > 0), "must be a non-empty string"),
         ...spec.validate(inputs),
       ]);
-      if (failures.length === 0 && engineRun !== undefined) {
+      if (failures.length === 0 && configured.engineRun !== undefined) {
         // Once per run, before anything is planned: settings that cannot work fail the preview here.
-        const unknownKeys = unknownKeysError(engineRun.configKeys);
+        const unknownKeys = unknownKeysError(configured.engineRun.configKeys);
         if (unknownKeys !== undefined) throw unknownKeys;
         const organizationId = typeof base.organizationId === "string" && !isUnknown(base.organizationId) ? base.organizationId : undefined;
-        await verifySettings(currentSettings(), organizationId);
+        await verifySettings(configured, configured.settings(), organizationId);
       }
       // The plan as a whole (plan-census.ts): names two resources share, limits the plan exceeds.
-      if (failures.length === 0) failures.push(...(await planFailures(olds, inputs as unknown as Record<string, unknown>, urnOf(base, context?.urn))));
+      if (failures.length === 0) failures.push(...(await planFailures(configured, olds, inputs as unknown as Record<string, unknown>, urnOf(base, context?.urn))));
       // State keeps the inputs as declared: defaults and canonical forms are applied again by
       // every diff, create and update, so storing them would only add bytes to each checkpoint.
       // The host turns the result into a protobuf Struct, which has no `undefined`.
@@ -526,6 +565,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     },
 
     async diff(id, olds, news) {
+      const configured = contextOf(this);
       const previous = olds as Partial<O>;
       const next = spec.normalize(news);
       const replaces: string[] = [];
@@ -537,7 +577,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       // lives and create it elsewhere, and a mistyped setting would plan exactly that. Fail the
       // plan instead, naming both organizations. (An unknown id is checked again at `up`, when
       // the engine diffs with known values, before any step runs.)
-      const organizationId = next.organizationId ?? currentSettings().organizationId;
+      const organizationId = next.organizationId ?? configured.settings().organizationId;
       const recorded = previous.organizationId;
       if (organizationId !== undefined && !isUnknown(organizationId) && recorded !== undefined && organizationId !== recorded) {
         throw new ProviderError(
@@ -550,7 +590,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         );
       }
       const changes = replaces.length > 0 || updates.length > 0;
-      if (replaces.length > 0) refuseOwnKeyReplace(spec.kind, id, olds, currentSettings());
+      if (replaces.length > 0) refuseOwnKeyReplace(spec.kind, id, olds, configured.settings());
       return {
         changes,
         replaces,
@@ -560,10 +600,11 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     },
 
     async create(raw, context) {
+      const configured = contextOf(this);
       const inputs = spec.normalize(raw);
-      const settings = currentSettings();
+      const settings = configured.settings();
       const what = `${spec.kind} ${spec.label(inputs)}: create`;
-      const s = session(settings, inputs.organizationId, what);
+      const s = session(configured, settings, inputs.organizationId, what);
       const urn = urnOf(raw, context?.urn);
       if (inputs.importId !== undefined) {
         try {
@@ -599,7 +640,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
           await warnEngine(adoptedMessage(spec.kind, spec.label(inputs), found.id, urnOf(raw, undefined)));
           return { id: found.id, outs: outputsOf(found.live, s.organizationId, undefined, carryWith({}, inputs)) };
         }
-        claim(spec.kind, s.organizationId, created.id);
+        claim(s, spec.kind, created.id);
       } catch (error) {
         throw explain(error, what);
       }
@@ -607,14 +648,15 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     },
 
     async read(id, props) {
+      const configured = contextOf(this);
       const previous = props as Partial<O>;
       const what = `${spec.kind} ${id}: read`;
-      const settings = currentSettings();
-      const s = session(settings, previous.organizationId, what);
+      const settings = configured.settings();
+      const s = session(configured, settings, previous.organizationId, what);
       try {
         // A refresh runs no check: prove the settings here (once per run), so wrong ones give
         // one message naming the setting rather than a connection error per resource.
-        if (engineRun !== undefined) await verifySettings(settings, previous.organizationId);
+        if (configured.engineRun !== undefined) await verifySettings(configured, settings, previous.organizationId);
         const live = await spec.fetch(s, id, previous as unknown as Hint<I, O>);
         if (live === undefined) return { id: "" };
         const outs = outputsOf(live, s.organizationId, previous.importId, previous);
@@ -629,10 +671,11 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     },
 
     async update(id, olds, news) {
+      const configured = contextOf(this);
       const previous = olds as Partial<O>;
       const inputs = spec.normalize(news);
       const what = `${spec.kind} ${spec.label(inputs)}: update`;
-      const s = session(currentSettings(), previous.organizationId ?? inputs.organizationId, what);
+      const s = session(configured, configured.settings(), previous.organizationId ?? inputs.organizationId, what);
       try {
         const live = await spec.fetch(s, id, { ...(inputs as object), ...(previous as object) } as unknown as Hint<I, O>);
         if (live === undefined) {
@@ -650,17 +693,18 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     },
 
     async delete(id, props) {
+      const configured = contextOf(this);
       const previous = props as Partial<O>;
       const what = `${spec.kind} ${id}: delete`;
-      const s = session(currentSettings(), previous.organizationId, what);
+      const s = session(configured, configured.settings(), previous.organizationId, what);
       // No read first: a delete of an object that is already gone answers not-found, which is
       // success here, so a read would only add a request (and a whole list) per resource.
       try {
         // A destroy runs no check. Without this, settings of another service (or a mistyped
         // organization) would answer every delete "not found", which reads as already gone: the
         // objects would stay where they live and vanish from state.
-        if (engineRun !== undefined) await verifySettings(currentSettings(), previous.organizationId);
-        await refuseOwnCredentialDelete(spec.kind, s, id, props, currentSettings());
+        if (configured.engineRun !== undefined) await verifySettings(configured, configured.settings(), previous.organizationId);
+        await refuseOwnCredentialDelete(spec.kind, s, id, props, configured.settings());
         // Batching hook: with a plural form, this delete may travel with others of its kind.
         const batchRemove = spec.batch?.remove;
         if (batchRemove) await batched(`${spec.kind}:remove`, batchRemove, s, { id, props: previous }, () => spec.remove(s, id, previous));

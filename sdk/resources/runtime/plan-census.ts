@@ -15,6 +15,7 @@
  * resource passes its own as the hidden input {@link URN_INPUT}); a resource checked again in
  * the same run replaces its earlier entry. The failing check names the count and the objects.
  */
+import { directContext, type ProviderContext } from "./context";
 import type { CheckFailure } from "./check";
 import type { Session } from "./client";
 import { PLAN_RULES } from "./plan-rules";
@@ -26,14 +27,6 @@ export const URN_INPUT = "__urn";
 /** How many objects a message lists before it says "and N more". */
 const LISTED = 12;
 
-/** unique key (org|kind|value) → URN → the resource's name. */
-const uniqueHolders = new Map<string, Map<string, string>>();
-/** bucket (org|kind|bucket) → URN → the counted key it declares. */
-const bucketMembers = new Map<string, Map<string, string>>();
-/** bucket → keys the plan moves away from (old names of resources renamed in place). */
-const released = new Map<string, Map<string, string>>();
-/** org|kind → the objects that exist now, by bucket. */
-const existingByKind = new Map<string, Promise<Map<string, Map<string, string>>>>();
 
 /** The resource name at the end of a URN (`urn:pulumi:stack::project::type::name`). */
 export function nameOfUrn(urn: string): string {
@@ -76,7 +69,8 @@ export interface PlannedResource {
  * Adds `planned` to the census and returns the unique values it shares with another resource
  * of the program (failures on the property that declares them).
  */
-export function duplicateFailures(planned: PlannedResource): CheckFailure[] {
+export function duplicateFailures(context: ProviderContext, planned: PlannedResource): CheckFailure[] {
+  const { uniqueHolders } = context.census;
   const rule = PLAN_RULES[planned.kind];
   if (rule === undefined) return [];
   const failures: CheckFailure[] = [];
@@ -105,6 +99,7 @@ export async function limitFailures(session: Session, planned: PlannedResource):
   const bucket = limit.bucket(planned.inputs);
   const key = limit.counted(planned.inputs);
   if (bucket === undefined || key === undefined || isUnknown(bucket) || isUnknown(key)) return [];
+  const { bucketMembers, released, existingByKind } = session.context.census;
   const bucketKey = `${planned.organizationId}|${planned.kind}|${bucket}`;
   entry(bucketMembers, bucketKey).set(planned.urn, key);
   const oldKey = limit.counted(planned.olds);
@@ -140,10 +135,7 @@ export async function limitFailures(session: Session, planned: PlannedResource):
   ];
 }
 
-/** Forgets the census (tests; a provider process serves one run). */
-export function forgetPlanCensus(): void {
-  uniqueHolders.clear();
-  bucketMembers.clear();
-  released.clear();
-  existingByKind.clear();
+/** Forgets the census of the configuration (tests; a configuration serves one run). */
+export function forgetPlanCensus(context: ProviderContext = directContext()): void {
+  for (const map of Object.values(context.census)) map.clear();
 }

@@ -13,7 +13,7 @@ import { EnabledVault } from "../../wire/operations/earn";
 import { Quorum } from "../../wire/operations/organization";
 import { resolveOrganizationId, sessionFor } from "./client";
 import { explain } from "./errors";
-import type { Settings } from "./settings";
+import type { ProviderContext } from "./context";
 
 /** One entry of the table: the query a data function runs and what it is for. */
 export interface DataFunctionSpec<Q extends QueryName = QueryName, R = ResultOf<Q>> {
@@ -111,14 +111,15 @@ export function argumentsOptional(fn: DataFunction): boolean {
 }
 
 /**
- * Runs query `name` with `settings`, in the organization `args.organizationId` or the
- * `organizationId` setting.
+ * Runs query `name` with the settings of `context`, in the organization `args.organizationId`
+ * or the `organizationId` setting.
  * @throws {ProviderError} naming the data function and, where it helps, the setting to fix.
  */
-export async function runQuery<K extends QueryName>(settings: Settings, name: K, args: QueryRequest<K> | undefined, what = `keyform.${name}`): Promise<ResultOf<K>> {
+export async function runQuery<K extends QueryName>(context: ProviderContext, name: K, args: QueryRequest<K> | undefined, what = `keyform.${name}`): Promise<ResultOf<K>> {
   try {
+    const settings = context.settings();
     const organizationId = resolveOrganizationId(settings, (args as { organizationId?: string } | undefined)?.organizationId, what);
-    const { client } = sessionFor(settings, organizationId, what);
+    const { client } = sessionFor(context, settings, organizationId, what);
     return await (client.callQuery as (n: K, r?: QueryRequest<K>) => Promise<ResultOf<K>>)(name, args);
   } catch (error) {
     throw explain(error, what);
@@ -126,12 +127,12 @@ export async function runQuery<K extends QueryName>(settings: Settings, name: K,
 }
 
 /**
- * Runs data function `name` with `settings`: its query, then the reshaping its table entry
+ * Runs data function `name` with the settings of `context`: its query, then the reshaping its table entry
  * declares.
  * @throws {ProviderError} naming the data function and, where it helps, the setting to fix.
  */
-export async function runDataFunction<N extends DataFunctionName>(settings: Settings, name: N, args: DataArgs<N> | undefined): Promise<DataResult<N>> {
+export async function runDataFunction<N extends DataFunctionName>(context: ProviderContext, name: N, args: DataArgs<N> | undefined): Promise<DataResult<N>> {
   const fn = DATA_FUNCTION_TABLE[name] as DataFunctionSpec<QueryName, unknown>;
-  const answer = await runQuery(settings, fn.query, args as QueryRequest<QueryName> | undefined, `keyform.${name}`);
+  const answer = await runQuery(context, fn.query, args as QueryRequest<QueryName> | undefined, `keyform.${name}`);
   return (fn.result === undefined ? answer : fn.result.from(answer as never)) as DataResult<N>;
 }

@@ -14,9 +14,7 @@
  * shared too (the engine runs resources in parallel). A failed read is not kept.
  */
 import type { Session } from "./client";
-
-/** Bumped by every write; an entry from an earlier generation is stale. */
-let generation = 0;
+import { directContext, type ProviderContext } from "./context";
 
 interface Entry {
   readonly generation: number;
@@ -38,6 +36,8 @@ export function sharedRead<T>(session: Session, collection: string, load: () => 
     entries.set(session.client, byCollection);
   }
   const cached = byCollection.get(collection);
+  // Bumped by every write through the configuration's clients; an entry of an earlier generation is stale.
+  const generation = session.context.readGeneration;
   if (cached !== undefined && cached.generation === generation) return cached.value as Promise<T>;
   const value = load();
   const entry: Entry = { generation, value };
@@ -49,9 +49,9 @@ export function sharedRead<T>(session: Session, collection: string, load: () => 
   return value;
 }
 
-/** Makes every shared read stale (called on each write). */
-export function forgetSharedReads(): void {
-  generation += 1;
+/** Makes every shared read of the configuration stale (called on each write). */
+export function forgetSharedReads(context: ProviderContext = directContext()): void {
+  context.readGeneration += 1;
 }
 
 /** True for requests that change the organization or report an activity's progress. */
@@ -64,8 +64,8 @@ function isWrite(path: string): boolean {
  * makes the shared reads stale, both when it is sent and when its answer arrives, so a read
  * that started in between cannot be served to a caller that comes after the write.
  */
-export function observeWrites(path: string): void {
-  if (isWrite(path)) forgetSharedReads();
+export function observeWrites(context: ProviderContext, path: string): void {
+  if (isWrite(path)) forgetSharedReads(context);
 }
 
 /**

@@ -23,7 +23,7 @@ import { isOwnKey, type ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { warnEngine } from "./engine-log";
 import { ProviderError } from "./errors";
-import { currentSettings, makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
 import { collections } from "./shared-reads";
 import { canonicalJson, compact, containsUnknown } from "./values";
 
@@ -279,7 +279,7 @@ export const userSpec: ResourceSpec<UserState, UserOutputs, User> = {
     const declared = new Set(inputs.apiKeys.map(keyIdentity));
     const existing = new Set(liveKeys.map(keyIdentity));
     const stale = liveKeys.filter((k) => !declared.has(keyIdentity(k)));
-    const ownKey = currentSettings().apiPublicKey?.toLowerCase();
+    const ownKey = session.credentialPublicKey.toLowerCase();
     const locksOut = stale.find((k) => k.publicKey.toLowerCase() === ownKey);
     if (locksOut) {
       throw new ProviderError(

@@ -6,6 +6,7 @@
  * doors (the dynamic providers and the provider plugin) run it from `check`, so a preview with
  * a wrong key, organization or server fails naming the setting instead of going green.
  */
+import type { ProviderContext } from "./context";
 import { AuthenticationError, ConnectionError, FirstByteTimeoutError, NotFoundError, PermissionDeniedError, TimeoutError } from "../../client/errors";
 import { publicKeyFromPrivateKey } from "../../protocol/keys";
 import type { ApiKeyCurve } from "../../wire/enums";
@@ -36,23 +37,19 @@ export function unknownKeysError(keys: Iterable<string>): ProviderError | undefi
 }
 
 /**
- * Outcome of each settings check this process ran, by base URL, organization and public key.
- * A failure is kept too: the process lives for one engine run, and retrying for every resource
- * would make a silent server cost `timeoutMs` per resource instead of once.
- */
-const verified = new Map<string, Promise<void>>();
-
-/**
- * Proves once per process (per base URL, organization and public key) that the settings
+ * Proves once per configuration (per base URL, organization and public key) that the settings
  * reach the service and that it accepts the key, with one `whoami` call.
  * @throws {ProviderError} naming the setting to fix.
  */
-export function verifySettings(settings: Settings, organizationId: string | undefined): Promise<void> {
+export function verifySettings(context: ProviderContext, settings: Settings, organizationId: string | undefined): Promise<void> {
+  // A failure is kept too (`context.verified`): a configuration lives for one engine run, and
+  // retrying for every resource would make a silent server cost `timeoutMs` per resource instead of once.
+  const verified = context.verified;
   const purpose = "keyform: checking the provider settings";
   const key = `${settings.baseUrl}|${organizationId ?? settings.organizationId}|${settings.apiPublicKey}`;
   let pending = verified.get(key);
   if (pending === undefined) {
-    pending = whoami(settings, organizationId, purpose);
+    pending = whoami(context, settings, organizationId, purpose);
     // Awaited by every resource of the run; an unhandled rejection must not end the process first.
     pending.catch(() => undefined);
     verified.set(key, pending);
@@ -60,10 +57,10 @@ export function verifySettings(settings: Settings, organizationId: string | unde
   return pending;
 }
 
-async function whoami(settings: Settings, organizationId: string | undefined, purpose: string): Promise<void> {
+async function whoami(context: ProviderContext, settings: Settings, organizationId: string | undefined, purpose: string): Promise<void> {
   let session;
   try {
-    session = sessionFor(settings, resolveOrganizationId(settings, organizationId, purpose), purpose);
+    session = sessionFor(context, settings, resolveOrganizationId(settings, organizationId, purpose), purpose);
   } catch (error) {
     if (error instanceof MissingSettingError) throw new ProviderError(error.message);
     // The stamper refuses a malformed private key, or one that is not the public key's.

@@ -1,0 +1,76 @@
+/**
+ * @module resources/runtime/context
+ * Everything the provider runtime remembers during one engine run, in one object created by
+ * `configure()` and handed down through each call's {@link Session}: where the settings come
+ * from, the clients, what this run's resources stand for, the census of the plan, which
+ * settings were proven and the generation of shared reads. Two configurations (two engine runs
+ * in one process, the exporter beside a provider, two tests) never see each other's.
+ *
+ * Not here: the service's pace (`sharedServicePace`), which is the process's on purpose (the
+ * service counts requests per client address), and the batches of `batch.ts`.
+ */
+import type { Activity } from "../../wire/activity";
+import type { KeyformClient } from "../../client";
+import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
+
+/** What `check` knows in an engine run: the stack config keys to vet before anything is planned. */
+export interface EngineRun {
+  readonly configKeys: readonly string[];
+}
+
+/** The state of one configuration of the provider runtime. */
+export class ProviderContext {
+  /** One client per base URL, organization, API key and timeouts. */
+  readonly clients = new Map<string, KeyformClient>();
+  /** `kind|organization|id` of every object a resource of this run stands for (created or adopted). */
+  readonly claims = new Set<string>();
+  /** Whether an organization can hold activities back for approval, read once. */
+  readonly consensusByOrg = new Map<string, Promise<boolean>>();
+  /** Recent create activities by organization and type, read once. */
+  readonly historyByType = new Map<string, Promise<Activity[]>>();
+  /** The census of the plan (`plan-census.ts`). */
+  readonly census = {
+    /** unique key (org|kind|value) → URN → the resource's name. */
+    uniqueHolders: new Map<string, Map<string, string>>(),
+    /** bucket (org|kind|bucket) → URN → the counted key it declares. */
+    bucketMembers: new Map<string, Map<string, string>>(),
+    /** bucket → keys the plan moves away from (old names of resources renamed in place). */
+    released: new Map<string, Map<string, string>>(),
+    /** org|kind → the objects that exist now, by bucket. */
+    existingByKind: new Map<string, Promise<Map<string, Map<string, string>>>>(),
+  };
+  /** Outcome of each settings check, by base URL, organization and public key (`verify.ts`). */
+  readonly verified = new Map<string, Promise<void>>();
+  /** Bumped by every write through this context's clients; a shared read of an earlier generation is stale. */
+  readGeneration = 0;
+
+  constructor(
+    /** Where settings come from before the environment: the stack config of this run. */
+    private readonly lookup: ConfigLookup | undefined,
+    /** Set in an engine run: `check` then proves the settings once (`verify.ts`). */
+    readonly engineRun: EngineRun | undefined,
+  ) {}
+
+  /** The settings in effect now: stack config, then the environment (read on each call, never stored). */
+  settings(): Settings {
+    return resolveSettings(this.lookup);
+  }
+}
+
+/** The context of the last direct `configure()` (one not made on a provider object). */
+let direct: ProviderContext | undefined;
+
+/**
+ * The context of direct, in-process calls to the handlers (tests, scripts): the one the last
+ * direct `configure()` created, else one with the environment's settings. The engine's front
+ * doors never use it: the dynamic-provider host's provider objects and the plugin carry their own.
+ */
+export function directContext(): ProviderContext {
+  direct ??= new ProviderContext(undefined, undefined);
+  return direct;
+}
+
+/** Makes `context` the one direct calls run in. */
+export function useDirectly(context: ProviderContext): void {
+  direct = context;
+}
