@@ -29,5 +29,7 @@ function normalizedValue(property: ResourceDescription["inputs"][string], value:
 export function normalizeInputs(description: ResourceDescription, news: Record<string, unknown>): Record<string, unknown> {
   const inputs: Record<string, unknown> = {};
   for (const [name, property] of Object.entries(description.inputs)) inputs[name] = normalizedValue(property, news[name]);
-  return compact({ ...inputs, organizationId: news.organizationId, importId: news.importId });
+  // A resource without adoption (`importId: false`) ignores an `importId` it is given.
+  const importId = description.importId === false ? undefined : news.importId;
+  return compact({ ...inputs, organizationId: news.organizationId, importId });
 }
