@@ -9,7 +9,7 @@ import { RENDERERS } from "../sdk/cli/export-render";
 import { settingDocumentation } from "../sdk/plugin/config";
 import { PLUGIN_DOWNLOAD_URL, resourceToken } from "../sdk/plugin/schema";
 import { registeredSpecs } from "../sdk/resources/runtime";
-import { allInputs, changeBehaviour, type ResourceDescription } from "../sdk/resources/runtime/describe";
+import { allInputs, changeBehaviour, changeRules, type ResourceDescription } from "../sdk/resources/runtime/describe";
 import { DATA_FUNCTIONS, dataFunctionSchemas } from "../sdk/resources/runtime/queries";
 import { isSecretSetting, SETTING_NAMES, settingSpec } from "../sdk/resources/runtime/settings";
 import { operations } from "../sdk/wire/registry";
@@ -21,28 +21,24 @@ const END = "<!-- /generated:resources -->";
 /** The first sentence of a description. */
 const firstSentence = (text: string) => text.split(/(?<=\.)\s/)[0]!;
 
-/** The inputs of `kind` that change in place and those that replace, as code spans. */
-function changes(kind: string, description: ResourceDescription): { inPlace: string; replace: string } {
-  const inputs = Object.entries(allInputs(kind, description)).filter(([name]) => name !== "importId");
-  const list = (replace: boolean) =>
-    inputs
-      .filter(([, p]) => (p.replaceOnChange ?? false) === replace)
-      .map(([name]) => `\`${name}\``)
-      .join(", ") || "–";
-  return { inPlace: list(false), replace: list(true) };
+/** The inputs of `kind` by what a change of them does ({@link changeRules}), as code spans. */
+function changes(kind: string, description: ResourceDescription): { inPlace: string; replace: string; failsPlan: string } {
+  const rules = changeRules(kind, description);
+  const list = (names: string[]) => names.map((name) => `\`${name}\``).join(", ") || "–";
+  return { inPlace: list(rules["in place"]), replace: list(rules.replace), failsPlan: list(rules["fails the plan"]) };
 }
 
 /** The resource table: one row per registered resource. */
 export function resourceTable(): string {
   const rows = registeredSpecs().map((spec) => {
-    const { inPlace, replace } = changes(spec.kind, spec.describe);
+    const { inPlace, replace, failsPlan } = changes(spec.kind, spec.describe);
     const adopt = spec.describe.importId === false ? "created by taking it over" : `\`importId\`: ${spec.describe.importIdMeaning ?? "its id"}`;
-    return `| [\`${spec.kind}\`](#${spec.kind.toLowerCase()}) | ${firstSentence(spec.describe.description)} | ${inPlace} | ${replace} | ${adopt} |`;
+    return `| [\`${spec.kind}\`](#${spec.kind.toLowerCase()}) | ${firstSentence(spec.describe.description)} | ${inPlace} | ${replace} | ${failsPlan} | ${adopt} |`;
   });
   return [
     START,
-    "| class | what it manages | changes in place | a change replaces it | adopting an existing one |",
-    "|---|---|---|---|---|",
+    "| class | what it manages | changes in place | a change replaces it | a change fails the plan | adopting an existing one |",
+    "|---|---|---|---|---|---|",
     ...rows,
     END,
   ].join("\n");

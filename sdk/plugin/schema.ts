@@ -8,7 +8,7 @@
  * SDKs without another edit.
  */
 import { registeredSpecs } from "../resources/runtime";
-import { allInputs, allOutputs, changeBehaviour, secretOutputNames, singularName, type PropertyDescription, type PropertyType } from "../resources/runtime/describe";
+import { allInputs, allOutputs, changeBehaviour, changeRule, secretOutputNames, singularName, type PropertyDescription, type PropertyType } from "../resources/runtime/describe";
 import type { AnyResourceSpec } from "../resources/runtime/framework";
 import { DATA_FUNCTIONS } from "../resources/runtime/queries";
 import { SETTINGS_DESCRIPTION } from "./config";
@@ -90,7 +90,7 @@ function propertySpec(name: string, property: PropertyDescription, owner: string
     description: property.description,
   };
   if (property.secret) spec.secret = true;
-  if (property.replaceOnChange) spec.replaceOnChanges = true;
+  if (changeRule(name, property) === "replace") spec.replaceOnChanges = true;
   return spec;
 }
 

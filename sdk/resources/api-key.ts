@@ -39,7 +39,8 @@ export type ApiKeyInputs = ApiKeyArgs;
  * keyform generates a key pair and returns the private key as a secret output.
  *
  * Nothing changes in place. A change of `userId`, `apiKeyName`, `publicKey`, `curveType`, `expirationSeconds`
- * replaces it.
+ * replaces it. A change of `organizationId` fails the plan: the object is never moved to another
+ * organization.
  *
  * @example
  * const ci = new keyform.ApiKey("ci", { userId: bot.userId, apiKeyName: "ci" });

@@ -27,7 +27,8 @@ export type EarnWrapperStateInputs = EarnWrapperStateArgs;
  * Creating it takes over the wrapper's flag; `depositsDisabled` changes in place. Deleting the resource
  * re-enables deposits (the wrapper itself stays deployed).
  *
- * Changes in place: `depositsDisabled`. A change of `wrapperAddress` replaces it.
+ * Changes in place: `depositsDisabled`. A change of `wrapperAddress` replaces it. A change of
+ * `organizationId` fails the plan: the object is never moved to another organization.
  *
  * @example
  * new keyform.EarnWrapperState("earn-wrapper", { wrapperAddress: "0x…", depositsDisabled: true });

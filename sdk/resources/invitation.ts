@@ -39,7 +39,8 @@ export type InvitationInputs = InvitationArgs;
  * invitation counts as gone: refresh drops it and the next `up` invites again.
  *
  * Nothing changes in place. A change of `receiverUserName`, `receiverUserEmail`, `receiverUserTags`,
- * `accessType`, `senderUserId` replaces it.
+ * `accessType`, `senderUserId` replaces it. A change of `organizationId` fails the plan: the object is never
+ * moved to another organization.
  *
  * @example
  * new keyform.Invitation("invite-erin", {

@@ -55,7 +55,8 @@ export type IpAllowlistInputs = IpAllowlistArgs;
  * organization-level list is enabled. An enabled organization-level list that leaves out the address keyform
  * runs from locks keyform out.
  *
- * Changes in place: `enabled`, `rules`, `onEvaluationError`. A change of `publicKey` replaces it.
+ * Changes in place: `enabled`, `rules`, `onEvaluationError`. A change of `publicKey` replaces it. A change of
+ * `organizationId` fails the plan: the object is never moved to another organization.
  *
  * @example
  * new keyform.IpAllowlist("ci-ips", { publicKey: ciKey.publicKey, rules: [{ cidr: "10.20.0.0/16", label: "CI runners" }] });

@@ -41,7 +41,8 @@ export type PolicyInputs = PolicyArgs;
  * An allow or deny rule of the organization's policy engine. Every property changes in place
  * (`update_policy`).
  *
- * Changes in place: `policyName`, `effect`, `condition`, `consensus`, `notes`, `time`.
+ * Changes in place: `policyName`, `effect`, `condition`, `consensus`, `notes`, `time`. A change of
+ * `organizationId` fails the plan: the object is never moved to another organization.
  *
  * @example
  * new keyform.Policy("allow-ops", {

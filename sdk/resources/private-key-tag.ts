@@ -32,7 +32,8 @@ export type PrivateKeyTagInputs = PrivateKeyTagArgs;
  * A tag of private keys, with its members (`create_private_key_tag`). Rename and membership change in place
  * (`update_private_key_tag`); policies refer to keys by tag.
  *
- * Changes in place: `privateKeyTagName`, `privateKeyIds`.
+ * Changes in place: `privateKeyTagName`, `privateKeyIds`. A change of `organizationId` fails the plan: the
+ * object is never moved to another organization.
  *
  * @example
  * new keyform.PrivateKeyTag("signers", { privateKeyIds: [signer.privateKeyId] });

@@ -51,7 +51,7 @@ export type PrivateKeyInputs = PrivateKeyArgs;
  * then needs a new `privateKeyName`).
  *
  * Changes in place: `deleteWithoutExport`. A change of `privateKeyName`, `curve`, `addressFormats` replaces
- * it.
+ * it. A change of `organizationId` fails the plan: the object is never moved to another organization.
  *
  * Retained on destroy (`retainOnDelete`) unless `deleteWithoutExport: true`.
  *

@@ -36,7 +36,8 @@ export type RootQuorumInputs = RootQuorumArgs;
  * reported like every other activity). Keep the user whose API key keyform runs with in the quorum, or
  * keyform loses root access on the hosted service.
  *
- * Changes in place: `threshold`, `userIds`.
+ * Changes in place: `threshold`, `userIds`. A change of `organizationId` fails the plan: the object is never
+ * moved to another organization.
  *
  * @example
  * new keyform.RootQuorum("root-quorum", { threshold: 1, userIds: [keyform.whoamiOutput().userId, alice.userId] });

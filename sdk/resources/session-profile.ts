@@ -40,7 +40,7 @@ export type SessionProfileInputs = SessionProfileArgs;
  * names are unique) and destroy only removes it from the stack, with a warning.
  *
  * Nothing changes in place. A change of `sessionProfileName`, `scope`, `expirationSeconds`, `notes` replaces
- * it.
+ * it. A change of `organizationId` fails the plan: the object is never moved to another organization.
  *
  * @example
  * new keyform.SessionProfile("read-only", { scope: "activity.action == 'READ'", expirationSeconds: "3600" });

@@ -40,7 +40,8 @@ export type SmartContractInterfaceInputs = SmartContractInterfaceArgs;
  * change replaces it (the service has no update); the document is compared as canonical JSON.
  *
  * Nothing changes in place. A change of `smartContractAddress`, `smartContractInterface`, `type`, `label`,
- * `notes` replaces it.
+ * `notes` replaces it. A change of `organizationId` fails the plan: the object is never moved to another
+ * organization.
  *
  * @example
  * new keyform.SmartContractInterface("usdc", {

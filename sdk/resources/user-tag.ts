@@ -32,7 +32,8 @@ export type UserTagInputs = UserTagArgs;
  * A user tag of the organization, with its members. Rename and membership change in place
  * (`update_user_tag`).
  *
- * Changes in place: `userTagName`, `userIds`.
+ * Changes in place: `userTagName`, `userIds`. A change of `organizationId` fails the plan: the object is
+ * never moved to another organization.
  *
  * @example
  * const ops = new keyform.UserTag("ops", { userTagName: "ops", userIds: [alice.userId, bob.userId] });

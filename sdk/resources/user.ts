@@ -108,7 +108,8 @@ export type UserInputs = UserArgs;
  * quorum member is left in place by destroy, with a warning.
  *
  * Changes in place: `userName`, `userEmail`, `userPhoneNumber`, `apiKeys`. A change of `oauthProviders`
- * replaces it.
+ * replaces it. A change of `organizationId` fails the plan: the object is never moved to another
+ * organization.
  *
  * @example
  * const alice = new keyform.User("alice", { userEmail: "alice@example.com" });

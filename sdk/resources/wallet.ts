@@ -75,7 +75,7 @@ export type WalletInputs = WalletArgs;
  * `walletName`).
  *
  * Changes in place: `walletName`, `deleteWithoutExport`. A change of `accounts`, `mnemonicLength` replaces
- * it.
+ * it. A change of `organizationId` fails the plan: the object is never moved to another organization.
  *
  * Retained on destroy (`retainOnDelete`) unless `deleteWithoutExport: true`.
  *

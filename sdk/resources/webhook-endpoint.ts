@@ -64,7 +64,8 @@ export type WebhookEndpointInputs = WebhookEndpointArgs;
  * and `isActive` change in place (`update_webhook_endpoint`); the service cannot change subscriptions, so a
  * change of `subscriptions` replaces the endpoint.
  *
- * Changes in place: `url`, `name`, `isActive`. A change of `subscriptions` replaces it.
+ * Changes in place: `url`, `name`, `isActive`. A change of `subscriptions` replaces it. A change of
+ * `organizationId` fails the plan: the object is never moved to another organization.
  *
  * @example
  * new keyform.WebhookEndpoint("activity-webhook", { url: "https://hooks.example.com/keyform", subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] });

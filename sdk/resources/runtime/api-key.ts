@@ -8,7 +8,7 @@ import { ConflictError } from "../../client/errors";
 import { generateApiKeyPair } from "../../protocol/keys";
 import type { Activity } from "../../wire/activity";
 import type { ActivityDef } from "../../wire/define";
-import type { ApiKeyCurve } from "../../wire/enums";
+import { ApiKeyCurve } from "../../wire/enums";
 import type { ResultOf } from "../../wire/registry";
 import { operations } from "../../wire/registry";
 import { rule, schemaFailures, type CheckFailure } from "./check";
@@ -16,36 +16,17 @@ import type { Session } from "./client";
 import { createActivity, LOOKUP_WINDOW_MS } from "./earlier-activity";
 import { isClaimed, recentCreates } from "./earlier-work";
 import { isOwnKey, type ListObjects } from "./listing";
-import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
+import { defineResource } from "./define";
+import { makeHandler } from "./framework";
 import { collections } from "./shared-reads";
 import { compact, containsUnknown, isUnknown } from "./values";
-
-/** Normalized inputs of an ApiKey. */
-export interface ApiKeyState extends BaseInputs {
-  userId: string;
-  apiKeyName: string;
-  publicKey?: string;
-  curveType: string;
-  expirationSeconds?: string;
-}
-
-/** Outputs of an ApiKey. */
-export interface ApiKeyOutputs extends BaseOutputs {
-  apiKeyId: string;
-  apiKeyName: string;
-  publicKey: string;
-  /** Only when keyform generated the pair. */
-  privateKey?: string;
-  userId: string;
-  curveType: string;
-  expirationSeconds?: string;
-}
 
 interface LiveApiKey {
   apiKeyId: string;
   apiKeyName: string;
   publicKey: string;
-  curveType: string;
+  curveType: ApiKeyCurve;
   expirationSeconds?: string | undefined;
   userId: string;
 }
@@ -92,7 +73,8 @@ function liveApiKey(key: ApiKeyRecord, userId: string): LiveApiKey {
     apiKeyId: key.apiKeyId,
     apiKeyName: key.apiKeyName,
     publicKey: key.credential.publicKey,
-    curveType: CURVE_BY_CREDENTIAL[key.credential.type] ?? key.credential.type,
+    // An API key's credential is one of the three API key types, so the curve is one of ApiKeyCurve's.
+    curveType: (CURVE_BY_CREDENTIAL[key.credential.type] ?? key.credential.type) as ApiKeyCurve,
     expirationSeconds: key.expirationSeconds,
     userId,
   };
@@ -182,70 +164,61 @@ const listApiKeys: ListObjects = async (session) =>
       .map((k) => ({ id: k.apiKeyId, hint: { userId: u.userId }, label: `${u.userName}-${k.apiKeyName}` })),
   );
 
-export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = {
+const describe = {
+  description:
+    "An API key of a user. Every input change replaces the key (the service has no update). Without `publicKey`, keyform generates a key pair and returns the private key as a secret output.",
+  example: 'const ci = new keyform.ApiKey("ci", { userId: bot.userId, apiKeyName: "ci" });\nexport const ciPrivateKey = ci.privateKey; // a secret',
+  importIdMeaning: "the key's id, `apiKeyId`; declare its `publicKey`",
+  inputs: {
+    userId: { type: "string", description: "The user the key belongs to.", required: true, replaceOnChange: true, references: { kind: "User" } },
+    apiKeyName: { type: "string", description: "The key's name.", required: true, replaceOnChange: true },
+    publicKey: {
+      type: "string",
+      description: "Public key hex (compressed for P-256 and secp256k1). Omit it to have keyform generate a pair.",
+      replaceOnChange: true,
+    },
+    curveType: {
+      type: "string",
+      enum: ApiKeyCurve.options,
+      description: "`API_KEY_CURVE_P256` (default), `API_KEY_CURVE_SECP256K1` or `API_KEY_CURVE_ED25519`.",
+      replaceOnChange: true,
+      default: "API_KEY_CURVE_P256",
+    },
+    expirationSeconds: { type: "string", acceptsNumber: true, description: "Validity in seconds, as a decimal string (or a number). Default: no expiry.", replaceOnChange: true },
+  },
+  outputs: {
+    apiKeyId: { type: "string", description: "The key's id." },
+    apiKeyName: { type: "string", description: "The key's name." },
+    publicKey: { type: "string", description: "The public key hex." },
+    privateKey: {
+      type: "string",
+      description: "The generated private key hex; only when keyform generated the pair.",
+      secret: true,
+      optional: true,
+    },
+    userId: { type: "string", description: "The user the key belongs to." },
+    curveType: { type: "string", enum: ApiKeyCurve.options, description: "The key's curve." },
+    expirationSeconds: { type: "string", description: "Validity in seconds, when the key expires.", optional: true },
+  },
+} as const satisfies ResourceDescription;
+
+/** Normalized inputs of an ApiKey. */
+export type ApiKeyState = InputsOf<typeof describe>;
+/** Outputs of an ApiKey. */
+export type ApiKeyOutputs = OutputsOf<typeof describe>;
+
+export const apiKeySpec = defineResource<ApiKeyState, ApiKeyOutputs, LiveApiKey>({
   kind: "ApiKey",
   list: listApiKeys,
-  describe: {
-    description:
-      "An API key of a user. Every input change replaces the key (the service has no update). Without `publicKey`, keyform generates a key pair and returns the private key as a secret output.",
-    example: 'const ci = new keyform.ApiKey("ci", { userId: bot.userId, apiKeyName: "ci" });\nexport const ciPrivateKey = ci.privateKey; // a secret',
-    importIdMeaning: "the key's id, `apiKeyId`; declare its `publicKey`",
-    inputs: {
-      userId: { type: "string", description: "The user the key belongs to.", required: true, replaceOnChange: true, references: { kind: "User" } },
-      apiKeyName: { type: "string", description: "The key's name.", required: true, replaceOnChange: true },
-      publicKey: {
-        type: "string",
-        description: "Public key hex (compressed for P-256 and secp256k1). Omit it to have keyform generate a pair.",
-        replaceOnChange: true,
-      },
-      curveType: {
-        type: "string",
-        enum: ["API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519"],
-        description: "`API_KEY_CURVE_P256` (default), `API_KEY_CURVE_SECP256K1` or `API_KEY_CURVE_ED25519`.",
-        replaceOnChange: true,
-      },
-      expirationSeconds: { type: "string", acceptsNumber: true, description: "Validity in seconds, as a decimal string (or a number). Default: no expiry.", replaceOnChange: true },
-    },
-    outputs: {
-      apiKeyId: { type: "string", description: "The key's id." },
-      apiKeyName: { type: "string", description: "The key's name." },
-      publicKey: { type: "string", description: "The public key hex." },
-      privateKey: {
-        type: "string",
-        description: "The generated private key hex; only when keyform generated the pair.",
-        secret: true,
-        optional: true,
-      },
-      userId: { type: "string", description: "The user the key belongs to." },
-      curveType: { type: "string", enum: ["API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519"], description: "The key's curve." },
-      expirationSeconds: { type: "string", description: "Validity in seconds, when the key expires.", optional: true },
-    },
-  },
+  describe,
   idProperty: "apiKeyId",
-  properties: {
-    userId: { replace: true },
-    apiKeyName: { replace: true },
-    curveType: { replace: true },
-    expirationSeconds: { replace: true, equal: (a, b) => (a ?? undefined) === (b ?? undefined) },
-    publicKey: {
-      replace: true,
+  equal: {
+    // An expiration recorded as null (older state) is no expiration.
+    expirationSeconds: (a, b) => (a ?? undefined) === (b ?? undefined),
+    publicKey: (oldValue, newValue, olds) =>
       // No declared key: keep the one keyform generated (the private key is in the outputs);
       // a key that came from the program or an import has to be replaced by a generated one.
-      equal: (oldValue, newValue, olds) => (newValue === undefined ? olds.privateKey !== undefined : sameHex(oldValue, newValue)),
-    },
-  },
-  normalize(news) {
-    const expiration = news.expirationSeconds;
-    return compact({
-      userId: news.userId as string,
-      apiKeyName: news.apiKeyName as string,
-      publicKey: (news.publicKey ?? undefined) as string | undefined,
-      curveType: (news.curveType ?? "API_KEY_CURVE_P256") as string,
-      // The wire carries 64-bit integers as strings; a number is accepted for convenience.
-      expirationSeconds: typeof expiration === "number" ? String(expiration) : ((expiration ?? undefined) as string | undefined),
-      organizationId: news.organizationId as string | undefined,
-      importId: news.importId as string | undefined,
-    });
+      newValue === undefined ? olds.privateKey !== undefined : sameHex(oldValue, newValue),
   },
   validate(inputs) {
     const record = inputs as unknown as Record<string, unknown>;
@@ -364,7 +337,7 @@ export const apiKeySpec: ResourceSpec<ApiKeyState, ApiKeyOutputs, LiveApiKey> = 
       },
     },
   },
-};
+});
 
 /** The runtime handler the ApiKey provider code in state delegates to. */
 export const apiKeyHandler = makeHandler(apiKeySpec);

@@ -50,6 +50,13 @@ export type PropertyDescription = PropertyType & {
    * (its id output when omitted). `keyform export` writes such values as references.
    */
   readonly references?: { readonly kind: string; readonly output?: string };
+  /**
+   * A list whose order and repeats carry no meaning (inputs only): normalized to its sorted
+   * members, and equal to another list with the same members.
+   */
+  readonly set?: boolean;
+  /** The value an unset (or null) input takes (inputs only); the input is then always present in the state. */
+  readonly default?: string | number | boolean | readonly never[];
 };
 
 /** Everything the front doors need to know about one resource beyond its CRUD logic. */
@@ -132,20 +139,34 @@ export function secretOutputNames(description: ResourceDescription): string[] {
 }
 
 /**
- * Which inputs change in place and which replace the object, in words, from the
- * `replaceOnChange` flags (the diff rules mirror them).
+ * What a change of one input does to an existing object. `organizationId` fails the plan (the
+ * organization guard, `organization-guard.ts`): an object never follows its organization.
+ * `importId` is read only at creation, so a later change does nothing.
  */
+export type ChangeRule = "in place" | "replace" | "fails the plan" | "ignored";
+
+/** The change rule of input `name`: the one rule the diff, the schema, the classes and the docs follow. */
+export function changeRule(name: string, property: PropertyDescription): ChangeRule {
+  if (name === "organizationId") return "fails the plan";
+  if (name === "importId") return "ignored";
+  return property.replaceOnChange === true ? "replace" : "in place";
+}
+
+/** The inputs of a resource by what a change of them does, each list in declaration order. */
+export function changeRules(kind: string, description: ResourceDescription): Record<ChangeRule, string[]> {
+  const rules: Record<ChangeRule, string[]> = { "in place": [], replace: [], "fails the plan": [], ignored: [] };
+  for (const [name, property] of Object.entries(allInputs(kind, description))) rules[changeRule(name, property)].push(name);
+  return rules;
+}
+
+/** Which inputs change in place, which replace the object and which fail the plan, in words ({@link changeRules}). */
 export function changeBehaviour(kind: string, description: ResourceDescription): string {
-  const inputs = allInputs(kind, description);
-  const names = (replace: boolean) =>
-    Object.entries(inputs)
-      .filter(([name, p]) => name !== "importId" && name !== "organizationId" && (p.replaceOnChange ?? false) === replace)
-      .map(([name]) => `\`${name}\``);
-  const inPlace = names(false);
-  const replacing = names(true);
+  const rules = changeRules(kind, description);
+  const spans = (names: string[]) => names.map((name) => `\`${name}\``).join(", ");
   return (
-    (inPlace.length > 0 ? `Changes in place: ${inPlace.join(", ")}.` : "Nothing changes in place.") +
-    (replacing.length > 0 ? ` A change of ${replacing.join(", ")} replaces it.` : "")
+    (rules["in place"].length > 0 ? `Changes in place: ${spans(rules["in place"])}.` : "Nothing changes in place.") +
+    (rules.replace.length > 0 ? ` A change of ${spans(rules.replace)} replaces it.` : "") +
+    ` A change of ${spans(rules["fails the plan"])} fails the plan: the object is never moved to another organization.`
   );
 }
 
@@ -163,3 +184,58 @@ export function singularName(name: string): string {
 export const ORGANIZATION_ID_DESCRIPTION =
   "The organization the object lives in; defaults to the `keyform:organizationId` setting. Recorded in state at create: " +
   "when it (or the setting) later names another organization, the preview fails naming both; the object is never replaced or deleted because of it.";
+
+// ---- TypeScript types derived from a description ----
+// A kind declares its description `as const satisfies ResourceDescription`; these types read
+// the state and outputs from it, so a property is written once.
+
+/** Flattens an intersection into one object type (readable in hovers and messages). */
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** The TypeScript value of a property type: an enum is the union of its values. */
+export type ValueOf<P> = P extends { readonly type: "string"; readonly enum: readonly (infer E)[] }
+  ? E
+  : P extends { readonly type: "string" }
+    ? string
+    : P extends { readonly type: "integer" | "number" }
+      ? number
+      : P extends { readonly type: "boolean" }
+        ? boolean
+        : P extends { readonly type: "array"; readonly items: infer T }
+          ? ValueOf<T>[]
+          : P extends { readonly type: "object"; readonly properties: infer Props }
+            ? ObjectOf<Props, { readonly required: true }>
+            : P extends { readonly type: "object"; readonly additionalProperties: infer V }
+              ? Record<string, ValueOf<V>>
+              : unknown;
+
+/** An object of `Props`: the properties matching `Present` always there, the others optional. */
+type ObjectOf<Props, Present> = Simplify<
+  { -readonly [K in keyof Props as Props[K] extends Present ? K : never]: ValueOf<Props[K]> } & {
+    -readonly [K in keyof Props as Props[K] extends Present ? never : K]?: ValueOf<Props[K]>;
+  }
+>;
+
+/** The inputs every resource accepts (`baseInputs`). */
+interface BaseInputValues {
+  organizationId?: string;
+  importId?: string;
+}
+
+/** The outputs every resource has (`allOutputs`). */
+interface BaseOutputValues {
+  organizationId: string;
+  importId?: string;
+}
+
+/** The normalized inputs (the state `diff` compares) of description `D`: required and defaulted inputs are always present. */
+export type InputsOf<D extends ResourceDescription> = Simplify<
+  ObjectOf<D["inputs"], { readonly required: true } | { readonly default: unknown }> & BaseInputValues
+>;
+
+/** The outputs of description `D`: those marked `optional` may be absent. */
+export type OutputsOf<D extends ResourceDescription> = Simplify<
+  { -readonly [K in keyof D["outputs"] as D["outputs"][K] extends { readonly optional: true } ? never : K]: ValueOf<D["outputs"][K]> } & {
+    -readonly [K in keyof D["outputs"] as D["outputs"][K] extends { readonly optional: true } ? K : never]?: ValueOf<D["outputs"][K]>;
+  } & BaseOutputValues
+>;

@@ -13,20 +13,9 @@ import { createActivity } from "./earlier-activity";
 import { ProviderError } from "./errors";
 import { collections } from "./shared-reads";
 import type { ListObjects } from "./listing";
-import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
-import { compact } from "./values";
-
-/** Normalized inputs of an EarnWrapperState. */
-export interface EarnWrapperStateInputs extends BaseInputs {
-  wrapperAddress: string;
-  depositsDisabled: boolean;
-}
-
-/** Outputs of an EarnWrapperState. */
-export interface EarnWrapperStateOutputs extends BaseOutputs {
-  wrapperAddress: string;
-  depositsDisabled: boolean;
-}
+import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
+import { defineResource } from "./define";
+import { makeHandler } from "./framework";
 
 interface LiveWrapper {
   wrapperAddress: string;
@@ -49,37 +38,34 @@ const listEarnWrappers: ListObjects = async (session) =>
     v.wrapperAddress === undefined ? [] : [{ id: v.wrapperAddress, label: `earn-wrapper-${v.wrapperAddress.slice(0, 10)}` }],
   );
 
-export const earnWrapperStateSpec: ResourceSpec<EarnWrapperStateInputs, EarnWrapperStateOutputs, LiveWrapper> = {
+const describe = {
+  description:
+    "The deposit state of an existing Earn wrapper (`earn_set_wrapper_state`). Its id is the wrapper address. Creating it takes over the wrapper's flag; `depositsDisabled` changes in place. Deleting the resource re-enables deposits (the wrapper itself stays deployed).",
+  // The wrapper already exists by definition: create takes it over, so there is nothing to adopt.
+  importId: false,
+  importIdMeaning: "the wrapper's address, `wrapperAddress`",
+  example: 'new keyform.EarnWrapperState("earn-wrapper", { wrapperAddress: "0x…", depositsDisabled: true });',
+  inputs: {
+    wrapperAddress: { type: "string", description: "Address of a wrapper the organization has deployed.", required: true, replaceOnChange: true },
+    depositsDisabled: { type: "boolean", description: "True blocks new deposits; withdrawals are always allowed.", required: true },
+  },
+  outputs: {
+    wrapperAddress: { type: "string", description: "The wrapper's address." },
+    depositsDisabled: { type: "boolean", description: "Whether deposits are blocked." },
+  },
+} as const satisfies ResourceDescription;
+
+/** Normalized inputs of an EarnWrapperState. */
+export type EarnWrapperStateInputs = InputsOf<typeof describe>;
+/** Outputs of an EarnWrapperState. */
+export type EarnWrapperStateOutputs = OutputsOf<typeof describe>;
+
+export const earnWrapperStateSpec = defineResource<EarnWrapperStateInputs, EarnWrapperStateOutputs, LiveWrapper>({
   kind: "EarnWrapperState",
   list: listEarnWrappers,
-  describe: {
-    description:
-      "The deposit state of an existing Earn wrapper (`earn_set_wrapper_state`). Its id is the wrapper address. Creating it takes over the wrapper's flag; `depositsDisabled` changes in place. Deleting the resource re-enables deposits (the wrapper itself stays deployed).",
-    // The wrapper already exists by definition: create takes it over, so there is nothing to adopt.
-    importId: false,
-    importIdMeaning: "the wrapper's address, `wrapperAddress`",
-    example: 'new keyform.EarnWrapperState("earn-wrapper", { wrapperAddress: "0x…", depositsDisabled: true });',
-    inputs: {
-      wrapperAddress: { type: "string", description: "Address of a wrapper the organization has deployed.", required: true, replaceOnChange: true },
-      depositsDisabled: { type: "boolean", description: "True blocks new deposits; withdrawals are always allowed.", required: true },
-    },
-    outputs: {
-      wrapperAddress: { type: "string", description: "The wrapper's address." },
-      depositsDisabled: { type: "boolean", description: "Whether deposits are blocked." },
-    },
-  },
+  describe,
   idProperty: "wrapperAddress",
-  properties: {
-    wrapperAddress: { replace: true, equal: sameAddress },
-    depositsDisabled: { replace: false },
-  },
-  normalize(news) {
-    return compact({
-      wrapperAddress: news.wrapperAddress as string,
-      depositsDisabled: news.depositsDisabled as boolean,
-      organizationId: news.organizationId as string | undefined,
-    });
-  },
+  equal: { wrapperAddress: sameAddress },
   validate(inputs) {
     const record = inputs as unknown as Record<string, unknown>;
     return [
@@ -122,7 +108,7 @@ export const earnWrapperStateSpec: ResourceSpec<EarnWrapperStateInputs, EarnWrap
     // Deleting the resource hands the wrapper back in its default state: deposits enabled.
     await session.client.earnSetWrapperState({ wrapperAddress: id, depositsDisabled: false });
   },
-};
+});
 
 /** The runtime handler the EarnWrapperState provider code in state delegates to. */
 export const earnWrapperStateHandler = makeHandler(earnWrapperStateSpec);

@@ -73,14 +73,14 @@ export interface ResourceSpec<I extends BaseInputs, O extends BaseOutputs, L> {
   readonly kind: string;
   /**
    * Types, documentation and secrecy of the inputs and outputs: the source of the plugin's
-   * schema and the docs (`describe.ts`). Its `replaceOnChange` flags mirror `properties`.
+   * schema and the docs (`describe.ts`), and of `properties` and `normalize` (`define.ts`).
    */
   readonly describe: ResourceDescription;
   /** Lists the objects of this class in an organization (`keyform export`). */
   readonly list: ListObjects;
   /** The output holding the object's id, e.g. `userTagId`. */
   readonly idProperty: keyof O & string;
-  /** The properties `diff` and import compare, and how. */
+  /** The properties `diff` and import compare, and how; derived from `describe` by `defineResource`. */
   readonly properties: { readonly [K in Exclude<keyof I, keyof BaseInputs>]-?: PropertyRule<I, O> };
   /** Applies defaults and conversions; must keep unknown values as they are. */
   normalize(news: Record<string, unknown>): I;

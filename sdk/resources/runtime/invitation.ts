@@ -5,34 +5,17 @@
  * field is `receiverEmail`); every change is a new invitation. A revoked invitation counts as
  * gone.
  */
+import { AccessType } from "../../wire/enums";
 import { operations } from "../../wire/registry";
 import { EMAIL, rule, schemaFailures } from "./check";
 import type { Session } from "./client";
 import { collections } from "./shared-reads";
 import { createActivity } from "./earlier-activity";
 import type { ListObjects } from "./listing";
-import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
-import { compact, containsUnknown, equalAsSets, sortedSet } from "./values";
-
-/** Normalized inputs of an Invitation. */
-export interface InvitationState extends BaseInputs {
-  receiverUserName: string;
-  receiverUserEmail: string;
-  receiverUserTags: string[];
-  accessType: string;
-  senderUserId: string;
-}
-
-/** Outputs of an Invitation. */
-export interface InvitationOutputs extends BaseOutputs {
-  invitationId: string;
-  status: string;
-  receiverUserName: string;
-  receiverUserEmail: string;
-  receiverUserTags: string[];
-  accessType: string;
-  senderUserId: string;
-}
+import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
+import { defineResource } from "./define";
+import { makeHandler } from "./framework";
+import { sortedSet } from "./values";
 
 interface LiveInvitation {
   invitationId: string;
@@ -84,71 +67,61 @@ const listInvitations: ListObjects = async (session) =>
     .filter((i) => i.status !== "INVITATION_STATUS_REVOKED")
     .map((i) => ({ id: i.invitationId, label: `invite-${i.receiverUserName}` }));
 
-export const invitationSpec: ResourceSpec<InvitationState, InvitationOutputs, LiveInvitation> = {
+const describe = {
+  description:
+    "An invitation of a new user. Every input change replaces it (the service has no update). A revoked invitation counts as gone: refresh drops it and the next `up` invites again.",
+  example: [
+    'new keyform.Invitation("invite-erin", {',
+    '  receiverUserName: "erin",',
+    '  receiverUserEmail: "erin@example.com",',
+    "  receiverUserTags: [engineering.id],",
+    '  accessType: "ACCESS_TYPE_WEB",',
+    "  senderUserId: alice.userId,",
+    "});",
+  ].join("\n"),
+  importIdMeaning: "the invitation's id, `invitationId`",
+  inputs: {
+    receiverUserName: { type: "string", description: "The invited user's name.", required: true, replaceOnChange: true },
+    receiverUserEmail: { type: "string", description: "The invited user's email address.", required: true, replaceOnChange: true },
+    receiverUserTags: {
+      type: "array",
+      items: { type: "string" },
+      description: "Tag ids the new user receives (a set). Default: none.",
+      replaceOnChange: true,
+      references: { kind: "UserTag" },
+      set: true,
+      default: [],
+    },
+    accessType: {
+      type: "string",
+      enum: AccessType.options,
+      description: "`ACCESS_TYPE_WEB`, `ACCESS_TYPE_API` or `ACCESS_TYPE_ALL`.",
+      required: true,
+      replaceOnChange: true,
+    },
+    senderUserId: { type: "string", description: "The inviting user.", required: true, replaceOnChange: true, references: { kind: "User" } },
+  },
+  outputs: {
+    invitationId: { type: "string", description: "The invitation's id." },
+    status: { type: "string", enum: ["INVITATION_STATUS_CREATED", "INVITATION_STATUS_ACCEPTED"], description: "`INVITATION_STATUS_CREATED` or `INVITATION_STATUS_ACCEPTED`." },
+    receiverUserName: { type: "string", description: "The invited user's name." },
+    receiverUserEmail: { type: "string", description: "The invited user's email address." },
+    receiverUserTags: { type: "array", items: { type: "string" }, description: "Tag ids the new user receives, sorted." },
+    accessType: { type: "string", enum: AccessType.options, description: "The access type." },
+    senderUserId: { type: "string", description: "The inviting user." },
+  },
+} as const satisfies ResourceDescription;
+
+/** Normalized inputs of an Invitation. */
+export type InvitationState = InputsOf<typeof describe>;
+/** Outputs of an Invitation. */
+export type InvitationOutputs = OutputsOf<typeof describe>;
+
+export const invitationSpec = defineResource<InvitationState, InvitationOutputs, LiveInvitation>({
   kind: "Invitation",
   list: listInvitations,
-  describe: {
-    description:
-      "An invitation of a new user. Every input change replaces it (the service has no update). A revoked invitation counts as gone: refresh drops it and the next `up` invites again.",
-    example: [
-      'new keyform.Invitation("invite-erin", {',
-      '  receiverUserName: "erin",',
-      '  receiverUserEmail: "erin@example.com",',
-      "  receiverUserTags: [engineering.id],",
-      '  accessType: "ACCESS_TYPE_WEB",',
-      "  senderUserId: alice.userId,",
-      "});",
-    ].join("\n"),
-    importIdMeaning: "the invitation's id, `invitationId`",
-    inputs: {
-      receiverUserName: { type: "string", description: "The invited user's name.", required: true, replaceOnChange: true },
-      receiverUserEmail: { type: "string", description: "The invited user's email address.", required: true, replaceOnChange: true },
-      receiverUserTags: {
-        type: "array",
-        items: { type: "string" },
-        description: "Tag ids the new user receives (a set). Default: none.",
-        replaceOnChange: true,
-        references: { kind: "UserTag" },
-      },
-      accessType: {
-        type: "string",
-        enum: ["ACCESS_TYPE_WEB", "ACCESS_TYPE_API", "ACCESS_TYPE_ALL"],
-        description: "`ACCESS_TYPE_WEB`, `ACCESS_TYPE_API` or `ACCESS_TYPE_ALL`.",
-        required: true,
-        replaceOnChange: true,
-      },
-      senderUserId: { type: "string", description: "The inviting user.", required: true, replaceOnChange: true, references: { kind: "User" } },
-    },
-    outputs: {
-      invitationId: { type: "string", description: "The invitation's id." },
-      status: { type: "string", enum: ["INVITATION_STATUS_CREATED", "INVITATION_STATUS_ACCEPTED"], description: "`INVITATION_STATUS_CREATED` or `INVITATION_STATUS_ACCEPTED`." },
-      receiverUserName: { type: "string", description: "The invited user's name." },
-      receiverUserEmail: { type: "string", description: "The invited user's email address." },
-      receiverUserTags: { type: "array", items: { type: "string" }, description: "Tag ids the new user receives, sorted." },
-      accessType: { type: "string", enum: ["ACCESS_TYPE_WEB", "ACCESS_TYPE_API", "ACCESS_TYPE_ALL"], description: "The access type." },
-      senderUserId: { type: "string", description: "The inviting user." },
-    },
-  },
+  describe,
   idProperty: "invitationId",
-  properties: {
-    receiverUserName: { replace: true },
-    receiverUserEmail: { replace: true },
-    receiverUserTags: { replace: true, equal: equalAsSets },
-    accessType: { replace: true },
-    senderUserId: { replace: true },
-  },
-  normalize(news) {
-    const tags = news.receiverUserTags ?? [];
-    return compact({
-      receiverUserName: news.receiverUserName as string,
-      receiverUserEmail: news.receiverUserEmail as string,
-      receiverUserTags: Array.isArray(tags) && !containsUnknown(tags) ? sortedSet(tags as string[]) : (tags as string[]),
-      accessType: news.accessType as string,
-      senderUserId: news.senderUserId as string,
-      organizationId: news.organizationId as string | undefined,
-      importId: news.importId as string | undefined,
-    });
-  },
   validate(inputs) {
     const record = inputs as unknown as Record<string, unknown>;
     const { receiverUserName, receiverUserEmail, receiverUserTags, accessType, senderUserId } = inputs;
@@ -166,11 +139,12 @@ export const invitationSpec: ResourceSpec<InvitationState, InvitationOutputs, Li
   fetch: (session, id) => fetchInvitation(session, id),
   flatten: (live) => ({
     invitationId: live.invitationId,
-    status: live.status,
+    // A revoked invitation is gone (fetch), so the status is one the outputs list.
+    status: live.status as InvitationOutputs["status"],
     receiverUserName: live.receiverUserName,
     receiverUserEmail: live.receiverEmail,
     receiverUserTags: live.receiverUserTags,
-    accessType: live.accessType,
+    accessType: live.accessType as InvitationOutputs["accessType"],
     senderUserId: live.senderUserId,
   }),
   createActivity: createActivity({
@@ -202,7 +176,7 @@ export const invitationSpec: ResourceSpec<InvitationState, InvitationOutputs, Li
   async remove(session, id) {
     await session.client.deleteInvitation({ invitationId: id });
   },
-};
+});
 
 /**
  * The invitation a completed create made from `sent`. The service has no get for an invitation

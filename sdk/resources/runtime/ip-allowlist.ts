@@ -6,43 +6,21 @@
  * public key, or `organization` for the organization-level list. Per-key lists apply only while
  * the organization-level list is enabled.
  */
-import type { IpAllowlist } from "../../wire/operations/ip-allowlists";
+import { IpAllowlistEvaluationError, type IpAllowlist } from "../../wire/operations/ip-allowlists";
 import { operations } from "../../wire/registry";
 import { rule, schemaFailures } from "./check";
 import type { Session } from "./client";
-import type { ResourceDescription } from "./describe";
+import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { collections } from "./shared-reads";
 import { ProviderError } from "./errors";
-import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { defineResource } from "./define";
+import { makeHandler } from "./framework";
 import { unlessNotFound } from "./lookups";
 import { canonicalJson, compact, containsUnknown } from "./values";
 
 /** The id of the organization-level allowlist. */
 export const ORGANIZATION_ALLOWLIST_ID = "organization";
-
-/** One rule: a CIDR block (or single address) and an optional label. */
-export interface IpRule {
-  cidr: string;
-  label?: string;
-}
-
-/** Normalized inputs of an IpAllowlist. */
-export interface IpAllowlistState extends BaseInputs {
-  publicKey?: string;
-  enabled?: boolean;
-  rules: IpRule[];
-  onEvaluationError: string;
-}
-
-/** Outputs of an IpAllowlist. */
-export interface IpAllowlistOutputs extends BaseOutputs {
-  allowlistId: string;
-  publicKey?: string;
-  enabled?: boolean;
-  rules: IpRule[];
-  onEvaluationError: string;
-}
 
 /** Rules sorted by block, without absent labels: the order carries no meaning. */
 function sortedRules(rules: readonly IpRule[]): IpRule[] {
@@ -72,7 +50,7 @@ const RULE = {
   },
 } as const;
 
-const describe: ResourceDescription = {
+const describe = {
   description:
     "An IP allowlist: the organization-level list (no `publicKey`) or one API key's own list. `set_ip_allowlist` replaces the rules " +
     "whole, so every property but `publicKey` changes in place; destroy removes the list (`remove_ip_allowlist`). At most 10 IPv4 and " +
@@ -84,16 +62,23 @@ const describe: ResourceDescription = {
     publicKey: { type: "string", description: "The API key (public key, hex) the list belongs to; unset: the organization-level list.", replaceOnChange: true, references: { kind: "ApiKey", output: "publicKey" } },
     enabled: { type: "boolean", description: "Organization-level lists only: whether the list is enforced; default true." },
     rules: { type: "array", items: RULE, description: "The allowed blocks (order does not matter).", required: true },
-    onEvaluationError: { type: "string", enum: ["ALLOW", "DENY"], description: "What happens when an address cannot be evaluated; default `DENY`." },
+    onEvaluationError: { type: "string", enum: IpAllowlistEvaluationError.options, description: "What happens when an address cannot be evaluated; default `DENY`.", default: "DENY" },
   },
   outputs: {
     allowlistId: { type: "string", description: "The list's id: the key's public key, or `organization`." },
     publicKey: { type: "string", description: "The API key the list belongs to, for a per-key list.", optional: true },
     enabled: { type: "boolean", description: "Whether an organization-level list is enforced.", optional: true },
     rules: { type: "array", items: RULE, description: "The rules as the service holds them, sorted by block." },
-    onEvaluationError: { type: "string", enum: ["ALLOW", "DENY"], description: "`ALLOW` or `DENY`." },
+    onEvaluationError: { type: "string", enum: IpAllowlistEvaluationError.options, description: "`ALLOW` or `DENY`." },
   },
-};
+} as const satisfies ResourceDescription;
+
+/** Normalized inputs of an IpAllowlist. */
+export type IpAllowlistState = InputsOf<typeof describe>;
+/** Outputs of an IpAllowlist. */
+export type IpAllowlistOutputs = OutputsOf<typeof describe>;
+/** One rule: a CIDR block (or single address) and an optional label. */
+export type IpRule = IpAllowlistState["rules"][number];
 
 /** The organization-level list and every API key's own list, where they exist. */
 const listIpAllowlists: ListObjects = async (session) => {
@@ -104,28 +89,23 @@ const listIpAllowlists: ListObjects = async (session) => {
   return found.flat();
 };
 
-export const ipAllowlistSpec: ResourceSpec<IpAllowlistState, IpAllowlistOutputs, IpAllowlist> = {
+export const ipAllowlistSpec = defineResource<IpAllowlistState, IpAllowlistOutputs, IpAllowlist>({
   kind: "IpAllowlist",
   describe,
   list: listIpAllowlists,
   idProperty: "allowlistId",
-  properties: {
-    publicKey: { replace: true, equal: (a, b) => String(a ?? "").toLowerCase() === String(b ?? "").toLowerCase() },
-    enabled: { replace: false, equal: (a, b) => (a ?? undefined) === (b ?? undefined) },
-    rules: { replace: false, equal: (a, b) => canonicalJson(sortedRules((a ?? []) as IpRule[])) === canonicalJson(sortedRules((b ?? []) as IpRule[])) },
-    onEvaluationError: { replace: false },
+  equal: {
+    publicKey: (a, b) => String(a ?? "").toLowerCase() === String(b ?? "").toLowerCase(),
+    enabled: (a, b) => (a ?? undefined) === (b ?? undefined),
+    rules: (a, b) => canonicalJson(sortedRules((a ?? []) as IpRule[])) === canonicalJson(sortedRules((b ?? []) as IpRule[])),
   },
-  normalize(news) {
-    const publicKey = (news.publicKey ?? undefined) as string | undefined;
-    const rules = (news.rules ?? undefined) as IpRule[];
+  normalize(inputs) {
+    const rules: unknown = inputs.rules;
     return compact({
-      publicKey,
+      ...inputs,
       // A per-key list has no flag: its presence is its enablement.
-      enabled: publicKey === undefined ? ((news.enabled ?? true) as boolean) : ((news.enabled ?? undefined) as boolean | undefined),
-      rules: Array.isArray(rules) && !containsUnknown(rules) ? sortedRules(rules) : rules,
-      onEvaluationError: (news.onEvaluationError ?? "DENY") as string,
-      organizationId: news.organizationId as string | undefined,
-      importId: news.importId as string | undefined,
+      enabled: inputs.publicKey === undefined ? (inputs.enabled ?? true) : inputs.enabled,
+      rules: Array.isArray(rules) && !containsUnknown(rules) ? sortedRules(rules as IpRule[]) : inputs.rules,
     });
   },
   validate(inputs) {
@@ -144,7 +124,8 @@ export const ipAllowlistSpec: ResourceSpec<IpAllowlistState, IpAllowlistOutputs,
       publicKey: live.publicKey,
       enabled: live.publicKey === undefined ? (live.enabled ?? true) : undefined,
       rules: sortedRules(live.rules),
-      onEvaluationError: live.onEvaluationError ?? "DENY",
+      // The record types it as text; the service sets only the two values it accepts.
+      onEvaluationError: (live.onEvaluationError ?? "DENY") as IpAllowlistEvaluationError,
     }),
   async create(session, inputs) {
     const id = idOf(inputs.publicKey);
@@ -164,7 +145,7 @@ export const ipAllowlistSpec: ResourceSpec<IpAllowlistState, IpAllowlistOutputs,
   async remove(session, id) {
     await session.client.removeIpAllowlist(compact({ publicKey: keyOf(id) }));
   },
-};
+});
 
 /** The runtime handler the IpAllowlist provider code in state delegates to. */
 export const ipAllowlistHandler = makeHandler(ipAllowlistSpec);

@@ -4,42 +4,23 @@
  * `policy` prefix: fact sheet 3.2). An unset condition, consensus, notes or time is the empty
  * string on the service, and absent from the outputs.
  */
+import { Effect } from "../../wire/enums";
 import { operations } from "../../wire/registry";
 import { firstSegment, schemaFailures } from "./check";
 import type { Session } from "./client";
 import { createActivity } from "./earlier-activity";
 import type { ListObjects } from "./listing";
-import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
+import { defineResource } from "./define";
+import { makeHandler } from "./framework";
 import { collections } from "./shared-reads";
 import { expressionFailures } from "./policy-expressions";
 import { compact } from "./values";
 
-/** Normalized inputs of a Policy. */
-export interface PolicyState extends BaseInputs {
-  policyName: string;
-  effect: string;
-  condition?: string;
-  consensus?: string;
-  notes: string;
-  time?: string;
-}
-
-/** Outputs of a Policy. */
-export interface PolicyOutputs extends BaseOutputs {
-  policyId: string;
-  policyName: string;
-  effect: string;
-  condition?: string;
-  consensus?: string;
-  notes?: string;
-  /** The policy's `time` field (absent when none). */
-  time?: string;
-}
-
 interface LivePolicy {
   policyId: string;
   policyName: string;
-  effect: string;
+  effect: Effect;
   condition?: string | undefined;
   consensus?: string | undefined;
   notes?: string | undefined;
@@ -68,59 +49,47 @@ const POLICY_EXPRESSIONS = { condition: "condition", consensus: "consensus", tim
 const listPolicies: ListObjects = async (session) =>
   (await collections.policies(session)).policies.map((p) => ({ id: p.policyId, label: p.policyName }));
 
-export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = {
+const describe = {
+  description: "An allow or deny rule of the organization's policy engine. Every property changes in place (`update_policy`).",
+  example: [
+    'new keyform.Policy("allow-ops", {',
+    '  policyName: "ops may sign",',
+    '  effect: "EFFECT_ALLOW",',
+    "  consensus: pulumi.interpolate`approvers.any(user, user.tags.contains('${ops.id}'))`,",
+    "});",
+  ].join("\n"),
+  importIdMeaning: "the policy's id, `policyId`",
+  expressionInputs: ["effect", "condition", "consensus", "time"],
+  inputs: {
+    policyName: { type: "string", description: "The policy's name.", required: true },
+    effect: { type: "string", enum: Effect.options, description: "`EFFECT_ALLOW` or `EFFECT_DENY`.", required: true },
+    condition: { type: "string", description: "Expression on the activity that makes the policy apply." },
+    consensus: { type: "string", description: "Expression on the approvals that satisfies the policy." },
+    notes: { type: "string", description: "Free text; default \"\".", default: "" },
+    time: { type: "string", description: "The policy's `time` field (`create_policy` V3, `update_policy` V2), passed as given; unset: none." },
+  },
+  outputs: {
+    policyId: { type: "string", description: "The policy's id." },
+    policyName: { type: "string", description: "The policy's name." },
+    effect: { type: "string", enum: Effect.options, description: "`EFFECT_ALLOW` or `EFFECT_DENY`." },
+    condition: { type: "string", description: "The condition as the service holds it; absent when none.", optional: true },
+    consensus: { type: "string", description: "The consensus expression as the service holds it; absent when none.", optional: true },
+    notes: { type: "string", description: "Free text; absent when empty.", optional: true },
+    time: { type: "string", description: "The `time` field as the service holds it; absent when none.", optional: true },
+  },
+} as const satisfies ResourceDescription;
+
+/** Normalized inputs of a Policy. */
+export type PolicyState = InputsOf<typeof describe>;
+/** Outputs of a Policy. */
+export type PolicyOutputs = OutputsOf<typeof describe>;
+
+export const policySpec = defineResource<PolicyState, PolicyOutputs, LivePolicy>({
   kind: "Policy",
   list: listPolicies,
-  describe: {
-    description: "An allow or deny rule of the organization's policy engine. Every property changes in place (`update_policy`).",
-    example: [
-      'new keyform.Policy("allow-ops", {',
-      '  policyName: "ops may sign",',
-      '  effect: "EFFECT_ALLOW",',
-      "  consensus: pulumi.interpolate`approvers.any(user, user.tags.contains('${ops.id}'))`,",
-      "});",
-    ].join("\n"),
-    importIdMeaning: "the policy's id, `policyId`",
-    expressionInputs: ["effect", "condition", "consensus", "time"],
-    inputs: {
-      policyName: { type: "string", description: "The policy's name.", required: true },
-      effect: { type: "string", enum: ["EFFECT_ALLOW", "EFFECT_DENY"], description: "`EFFECT_ALLOW` or `EFFECT_DENY`.", required: true },
-      condition: { type: "string", description: "Expression on the activity that makes the policy apply." },
-      consensus: { type: "string", description: "Expression on the approvals that satisfies the policy." },
-      notes: { type: "string", description: "Free text; default \"\"." },
-      time: { type: "string", description: "The policy's `time` field (`create_policy` V3, `update_policy` V2), passed as given; unset: none." },
-    },
-    outputs: {
-      policyId: { type: "string", description: "The policy's id." },
-      policyName: { type: "string", description: "The policy's name." },
-      effect: { type: "string", enum: ["EFFECT_ALLOW", "EFFECT_DENY"], description: "`EFFECT_ALLOW` or `EFFECT_DENY`." },
-      condition: { type: "string", description: "The condition as the service holds it; absent when none.", optional: true },
-      consensus: { type: "string", description: "The consensus expression as the service holds it; absent when none.", optional: true },
-      notes: { type: "string", description: "Free text; absent when empty.", optional: true },
-      time: { type: "string", description: "The `time` field as the service holds it; absent when none.", optional: true },
-    },
-  },
+  describe,
   idProperty: "policyId",
-  properties: {
-    policyName: { replace: false },
-    effect: { replace: false },
-    condition: { replace: false, equal: sameText },
-    consensus: { replace: false, equal: sameText },
-    notes: { replace: false, equal: sameText },
-    time: { replace: false, equal: sameText },
-  },
-  normalize(news) {
-    return compact({
-      policyName: news.policyName as string,
-      effect: news.effect as string,
-      condition: (news.condition ?? undefined) as string | undefined,
-      consensus: (news.consensus ?? undefined) as string | undefined,
-      notes: (news.notes ?? "") as string,
-      time: (news.time ?? undefined) as string | undefined,
-      organizationId: news.organizationId as string | undefined,
-      importId: news.importId as string | undefined,
-    });
-  },
+  equal: { condition: sameText, consensus: sameText, notes: sameText, time: sameText },
   validate(inputs) {
     const { policyName, effect, condition, consensus, notes, time } = inputs;
     return [
@@ -199,7 +168,7 @@ export const policySpec: ResourceSpec<PolicyState, PolicyOutputs, LivePolicy> = 
       },
     },
   },
-};
+});
 
 /** The runtime handler the Policy provider code in state delegates to. */
 export const policyHandler = makeHandler(policySpec);

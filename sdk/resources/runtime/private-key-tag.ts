@@ -7,25 +7,13 @@
 import { operations } from "../../wire/registry";
 import { schemaFailures } from "./check";
 import type { Session } from "./client";
-import type { ResourceDescription } from "./describe";
+import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { collections } from "./shared-reads";
-import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
-import { containsUnknown, equalAsSets, minus, sortedSet } from "./values";
-
-/** Normalized inputs of a PrivateKeyTag. */
-export interface PrivateKeyTagState extends BaseInputs {
-  privateKeyTagName: string;
-  privateKeyIds: string[];
-}
-
-/** Outputs of a PrivateKeyTag. */
-export interface PrivateKeyTagOutputs extends BaseOutputs {
-  privateKeyTagId: string;
-  privateKeyTagName: string;
-  privateKeyIds: string[];
-}
+import { defineResource } from "./define";
+import { makeHandler } from "./framework";
+import { minus, sortedSet } from "./values";
 
 interface LiveTag {
   tagId: string;
@@ -43,7 +31,7 @@ async function fetchTag(session: Session, id: string): Promise<LiveTag | undefin
 
 const createParameters = (inputs: PrivateKeyTagState) => ({ privateKeyTagName: inputs.privateKeyTagName, privateKeyIds: inputs.privateKeyIds });
 
-const describe: ResourceDescription = {
+const describe = {
   description:
     "A tag of private keys, with its members (`create_private_key_tag`). Rename and membership change in place " +
     "(`update_private_key_tag`); policies refer to keys by tag.",
@@ -51,37 +39,29 @@ const describe: ResourceDescription = {
   importIdMeaning: "the tag's id, `privateKeyTagId`",
   inputs: {
     privateKeyTagName: { type: "string", description: "The tag's name.", required: true, defaultsToResourceName: true },
-    privateKeyIds: { type: "array", items: { type: "string" }, description: "The private keys that carry the tag (a set). Default: none.", references: { kind: "PrivateKey" } },
+    privateKeyIds: { type: "array", items: { type: "string" }, description: "The private keys that carry the tag (a set). Default: none.", references: { kind: "PrivateKey" }, set: true, default: [] },
   },
   outputs: {
     privateKeyTagId: { type: "string", description: "The tag's id." },
     privateKeyTagName: { type: "string", description: "The name as the service holds it." },
     privateKeyIds: { type: "array", items: { type: "string" }, description: "The members as the service holds them, sorted." },
   },
-};
+} as const satisfies ResourceDescription;
+
+/** Normalized inputs of a PrivateKeyTag. */
+export type PrivateKeyTagState = InputsOf<typeof describe>;
+/** Outputs of a PrivateKeyTag. */
+export type PrivateKeyTagOutputs = OutputsOf<typeof describe>;
 
 /** Every private key tag of the organization. */
 const listPrivateKeyTags: ListObjects = async (session) =>
   (await collections.privateKeyTags(session)).privateKeyTags.map((t) => ({ id: t.tagId, label: t.tagName }));
 
-export const privateKeyTagSpec: ResourceSpec<PrivateKeyTagState, PrivateKeyTagOutputs, LiveTag> = {
+export const privateKeyTagSpec = defineResource<PrivateKeyTagState, PrivateKeyTagOutputs, LiveTag>({
   kind: "PrivateKeyTag",
   describe,
   list: listPrivateKeyTags,
   idProperty: "privateKeyTagId",
-  properties: {
-    privateKeyTagName: { replace: false },
-    privateKeyIds: { replace: false, equal: equalAsSets },
-  },
-  normalize(news) {
-    const ids = news.privateKeyIds ?? [];
-    return {
-      privateKeyTagName: news.privateKeyTagName as string,
-      privateKeyIds: Array.isArray(ids) && !containsUnknown(ids) ? sortedSet(ids as string[]) : (ids as string[]),
-      organizationId: news.organizationId as string | undefined,
-      importId: news.importId as string | undefined,
-    };
-  },
   validate: (inputs) => schemaFailures(operations.createPrivateKeyTag.parameters, createParameters(inputs), inputs as unknown as Record<string, unknown>),
   label: (inputs) => JSON.stringify(inputs.privateKeyTagName ?? ""),
   fetch: (session, id) => fetchTag(session, id),
@@ -125,7 +105,7 @@ export const privateKeyTagSpec: ResourceSpec<PrivateKeyTagState, PrivateKeyTagOu
       },
     },
   },
-};
+});
 
 /** The runtime handler the PrivateKeyTag provider code in state delegates to. */
 export const privateKeyTagHandler = makeHandler(privateKeyTagSpec);

@@ -5,38 +5,19 @@
  * without tags and its `privateKeyTags` are never compared. Deletion
  * (`delete_private_keys`) happens only with `deleteWithoutExport: true` (`key-material.ts`).
  */
-import { ADDRESS_FORMATS } from "../../wire/enums";
-import type { AddressFormat, Curve } from "../../wire/enums";
+import { ADDRESS_FORMATS, Curve, type AddressFormat } from "../../wire/enums";
 import type { PrivateKey } from "../../wire/operations/private-keys";
 import { operations } from "../../wire/registry";
 import { schemaFailures } from "./check";
 import type { Session } from "./client";
-import type { ResourceDescription } from "./describe";
+import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
-import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
-import { carriedDeletionChoice, deleteWithoutExportDescription, deleteWithoutExportRule, type DeletionChoice } from "./key-material";
+import { defineResource } from "./define";
+import { makeHandler } from "./framework";
+import { carriedDeletionChoice, deleteWithoutExportDescription, sameDeletionChoice } from "./key-material";
 import { unlessNotFound } from "./lookups";
 import { collections } from "./shared-reads";
-import { compact, equalAsSets } from "./values";
-
-/** Normalized inputs of a PrivateKey. */
-export interface PrivateKeyState extends BaseInputs, DeletionChoice {
-  privateKeyName: string;
-  curve: string;
-  addressFormats: string[];
-}
-
-/** Outputs of a PrivateKey. */
-export interface PrivateKeyOutputs extends BaseOutputs, DeletionChoice {
-  privateKeyId: string;
-  privateKeyName: string;
-  curve: string;
-  addressFormats: string[];
-  publicKey: string;
-  addresses: Array<{ format: string; address: string }>;
-  exported: boolean;
-}
 
 const fetchKey = (session: Session, id: string): Promise<PrivateKey | undefined> =>
   unlessNotFound(async () => (await session.client.getPrivateKey({ privateKeyId: id })).privateKey);
@@ -49,7 +30,7 @@ function createParameters(inputs: PrivateKeyState) {
   };
 }
 
-const describe: ResourceDescription = {
+const describe = {
   description:
     "A standalone private key (`create_private_keys`). The service cannot change a key, so every change but `deleteWithoutExport` " +
     "replaces it. Tags are managed by `PrivateKeyTag`. Key material is never deleted by accident: without `deleteWithoutExport: true` " +
@@ -59,14 +40,14 @@ const describe: ResourceDescription = {
   retainedUnless: "deleteWithoutExport",
   inputs: {
     privateKeyName: { type: "string", description: "The key's name, unique in the organization.", required: true, replaceOnChange: true, defaultsToResourceName: true },
-    curve: { type: "string", enum: ["CURVE_SECP256K1", "CURVE_ED25519", "CURVE_P256"], description: "The key's curve.", required: true, replaceOnChange: true },
-    addressFormats: { type: "array", items: { type: "string", enum: ADDRESS_FORMATS }, description: "Address formats to derive, e.g. `ADDRESS_FORMAT_ETHEREUM` (order does not matter).", replaceOnChange: true },
-    deleteWithoutExport: deleteWithoutExportDescription("private key"),
+    curve: { type: "string", enum: Curve.options, description: "The key's curve.", required: true, replaceOnChange: true },
+    addressFormats: { type: "array", items: { type: "string", enum: ADDRESS_FORMATS }, description: "Address formats to derive, e.g. `ADDRESS_FORMAT_ETHEREUM` (order does not matter).", replaceOnChange: true, set: true, default: [] },
+    deleteWithoutExport: { ...deleteWithoutExportDescription("private key"), default: false },
   },
   outputs: {
     privateKeyId: { type: "string", description: "The key's id." },
     privateKeyName: { type: "string", description: "The name as the service holds it." },
-    curve: { type: "string", enum: ["CURVE_SECP256K1", "CURVE_ED25519", "CURVE_P256"], description: "The key's curve." },
+    curve: { type: "string", enum: Curve.options, description: "The key's curve." },
     addressFormats: { type: "array", items: { type: "string" }, description: "The derived address formats, sorted." },
     publicKey: { type: "string", description: "The public key, hex." },
     addresses: {
@@ -77,34 +58,23 @@ const describe: ResourceDescription = {
     exported: { type: "boolean", description: "Whether the key has been exported." },
     deleteWithoutExport: deleteWithoutExportDescription("private key"),
   },
-};
+} as const satisfies ResourceDescription;
+
+/** Normalized inputs of a PrivateKey. */
+export type PrivateKeyState = InputsOf<typeof describe>;
+/** Outputs of a PrivateKey. */
+export type PrivateKeyOutputs = OutputsOf<typeof describe>;
 
 /** Every standalone private key of the organization. */
 const listPrivateKeys: ListObjects = async (session) =>
   (await collections.privateKeys(session)).privateKeys.map((k) => ({ id: k.privateKeyId, label: k.privateKeyName }));
 
-export const privateKeySpec: ResourceSpec<PrivateKeyState, PrivateKeyOutputs, PrivateKey> = {
+export const privateKeySpec = defineResource<PrivateKeyState, PrivateKeyOutputs, PrivateKey>({
   kind: "PrivateKey",
   describe,
   list: listPrivateKeys,
   idProperty: "privateKeyId",
-  properties: {
-    privateKeyName: { replace: true },
-    curve: { replace: true },
-    addressFormats: { replace: true, equal: equalAsSets },
-    deleteWithoutExport: deleteWithoutExportRule,
-  },
-  normalize(news) {
-    const formats = news.addressFormats ?? [];
-    return compact({
-      privateKeyName: news.privateKeyName as string,
-      curve: news.curve as string,
-      addressFormats: Array.isArray(formats) ? [...(formats as string[])].sort() : (formats as string[]),
-      deleteWithoutExport: (news.deleteWithoutExport ?? false) as boolean,
-      organizationId: news.organizationId as string | undefined,
-      importId: news.importId as string | undefined,
-    });
-  },
+  equal: { deleteWithoutExport: sameDeletionChoice },
   validate(inputs) {
     return schemaFailures(operations.createPrivateKeys.parameters, createParameters(inputs), inputs as unknown as Record<string, unknown>, (path) =>
       String(path[2] ?? "privateKeyName"),
@@ -157,7 +127,7 @@ export const privateKeySpec: ResourceSpec<PrivateKeyState, PrivateKeyOutputs, Pr
       },
     },
   },
-};
+});
 
 /** The runtime handler the PrivateKey provider code in state delegates to. */
 export const privateKeyHandler = makeHandler(privateKeySpec);

@@ -14,26 +14,13 @@ import { operations } from "../../wire/registry";
 import type { Quorum } from "../../wire/operations/organization";
 import { rule, schemaFailures } from "./check";
 import type { Session } from "./client";
-import type { ResourceDescription } from "./describe";
+import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { warnEngine } from "./engine-log";
-import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
-import { containsUnknown, equalAsSets, isUnknown, sameSet, sortedSet } from "./values";
-
-/** Normalized inputs of a RootQuorum. */
-export interface RootQuorumState extends BaseInputs {
-  threshold: number;
-  userIds: string[];
-}
-
-/** Outputs of a RootQuorum. */
-export interface RootQuorumOutputs extends BaseOutputs {
-  /** The quorum's id: its organization's id. */
-  rootQuorumId: string;
-  threshold: number;
-  userIds: string[];
-}
+import { defineResource } from "./define";
+import { makeHandler } from "./framework";
+import { containsUnknown, isUnknown, sameSet, sortedSet } from "./values";
 
 /** A root quorum and the organization it belongs to. */
 type LiveQuorum = Quorum & { organizationId: string };
@@ -47,7 +34,7 @@ async function fetchQuorum(session: Session, id: string): Promise<LiveQuorum | u
 
 const parameters = (inputs: RootQuorumState) => ({ threshold: inputs.threshold, userIds: inputs.userIds });
 
-const describe: ResourceDescription = {
+const describe = {
   description:
     "The organization's root quorum (`update_root_quorum`): the users who can approve anything, bypassing every policy, and how many " +
     "of them must approve. A singleton: creating it adopts the organization's quorum and sets it; destroy leaves it as it is, with a " +
@@ -57,36 +44,32 @@ const describe: ResourceDescription = {
   importIdMeaning: "the organization's id, `rootQuorumId`",
   inputs: {
     threshold: { type: "integer", description: "How many members must approve (1 to the number of `userIds`).", required: true },
-    userIds: { type: "array", items: { type: "string" }, description: "The members (a set: order does not matter).", required: true, references: { kind: "User" } },
+    userIds: { type: "array", items: { type: "string" }, description: "The members (a set: order does not matter).", required: true, references: { kind: "User" }, set: true, default: [] },
   },
   outputs: {
     rootQuorumId: { type: "string", description: "The quorum's id: the id of its organization." },
     threshold: { type: "integer", description: "The threshold as the service holds it." },
     userIds: { type: "array", items: { type: "string" }, description: "The members as the service holds them, sorted." },
   },
-};
+} as const satisfies ResourceDescription;
+
+/** Normalized inputs of a RootQuorum. */
+export type RootQuorumState = InputsOf<typeof describe>;
+/** Outputs of a RootQuorum. */
+export type RootQuorumOutputs = OutputsOf<typeof describe>;
 
 /** The organization's root quorum: one per organization. */
 const listRootQuorum: ListObjects = async (session) => [{ id: session.organizationId, label: "root-quorum" }];
 
-export const rootQuorumSpec: ResourceSpec<RootQuorumState, RootQuorumOutputs, LiveQuorum> = {
+export const rootQuorumSpec = defineResource<RootQuorumState, RootQuorumOutputs, LiveQuorum>({
   kind: "RootQuorum",
   describe,
   list: listRootQuorum,
   idProperty: "rootQuorumId",
-  properties: {
-    threshold: { replace: false },
-    userIds: { replace: false, equal: equalAsSets },
-  },
-  normalize(news) {
-    const userIds = news.userIds ?? [];
-    const threshold = news.threshold;
-    return {
-      threshold: (typeof threshold === "string" && /^\d+$/u.test(threshold) ? Number(threshold) : threshold) as number,
-      userIds: Array.isArray(userIds) && !containsUnknown(userIds) ? sortedSet(userIds as string[]) : (userIds as string[]),
-      organizationId: news.organizationId as string | undefined,
-      importId: news.importId as string | undefined,
-    };
+  normalize(inputs) {
+    // A decimal string is taken for the integer (a YAML or config value).
+    const threshold: unknown = inputs.threshold;
+    return typeof threshold === "string" && /^\d+$/u.test(threshold) ? { ...inputs, threshold: Number(threshold) } : inputs;
   },
   validate(inputs) {
     const record = inputs as unknown as Record<string, unknown>;
@@ -122,7 +105,7 @@ export const rootQuorumSpec: ResourceSpec<RootQuorumState, RootQuorumOutputs, Li
         `It is only removed from the stack.`,
     );
   },
-};
+});
 
 /** The runtime handler the RootQuorum provider code in state delegates to. */
 export const rootQuorumHandler = makeHandler(rootQuorumSpec);

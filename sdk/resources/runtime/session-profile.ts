@@ -9,32 +9,16 @@ import type { SessionProfile } from "../../wire/operations/session-profiles";
 import { operations } from "../../wire/registry";
 import { schemaFailures } from "./check";
 import type { Session } from "./client";
-import type { ResourceDescription } from "./describe";
+import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { warnEngine } from "./engine-log";
-import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { defineResource } from "./define";
+import { makeHandler } from "./framework";
 import { unlessNotFound } from "./lookups";
 import { expressionFailures } from "./policy-expressions";
 import { collections } from "./shared-reads";
 import { compact } from "./values";
-
-/** Normalized inputs of a SessionProfile. */
-export interface SessionProfileState extends BaseInputs {
-  sessionProfileName: string;
-  scope: string;
-  expirationSeconds?: string;
-  notes?: string;
-}
-
-/** Outputs of a SessionProfile. */
-export interface SessionProfileOutputs extends BaseOutputs {
-  sessionProfileId: string;
-  sessionProfileName: string;
-  scope: string;
-  expirationSeconds?: string;
-  notes?: string;
-}
 
 const fetchProfile = (session: Session, id: string): Promise<SessionProfile | undefined> =>
   unlessNotFound(async () => (await session.client.getSessionProfile({ sessionProfileId: id })).sessionProfile);
@@ -44,7 +28,7 @@ const createParameters = (inputs: SessionProfileState) =>
 
 const sameOptional = (a: unknown, b: unknown) => (a ?? "") === (b ?? "");
 
-const describe: ResourceDescription = {
+const describe = {
   description:
     "A session profile (`create_session_profile`): the scope and lifetime of sessions created from it. The service can neither " +
     "change nor delete a profile, so every change replaces it (give the new one a new name: names are unique) and destroy only " +
@@ -65,34 +49,24 @@ const describe: ResourceDescription = {
     expirationSeconds: { type: "string", description: "The session lifetime in seconds, when set.", optional: true },
     notes: { type: "string", description: "The notes, when set.", optional: true },
   },
-};
+} as const satisfies ResourceDescription;
+
+/** Normalized inputs of a SessionProfile. */
+export type SessionProfileState = InputsOf<typeof describe>;
+/** Outputs of a SessionProfile. */
+export type SessionProfileOutputs = OutputsOf<typeof describe>;
 
 /** Every session profile of the organization. */
 const listSessionProfiles: ListObjects = async (session) =>
   (await collections.sessionProfiles(session)).sessionProfiles.map((p) => ({ id: p.sessionProfileId, label: p.sessionProfileName }));
 
-export const sessionProfileSpec: ResourceSpec<SessionProfileState, SessionProfileOutputs, SessionProfile> = {
+export const sessionProfileSpec = defineResource<SessionProfileState, SessionProfileOutputs, SessionProfile>({
   kind: "SessionProfile",
   describe,
   list: listSessionProfiles,
   idProperty: "sessionProfileId",
-  properties: {
-    sessionProfileName: { replace: true },
-    scope: { replace: true },
-    expirationSeconds: { replace: true, equal: sameOptional },
-    notes: { replace: true, equal: sameOptional },
-  },
-  normalize(news) {
-    const expiration = news.expirationSeconds;
-    return compact({
-      sessionProfileName: news.sessionProfileName as string,
-      scope: news.scope as string,
-      expirationSeconds: typeof expiration === "number" ? String(expiration) : ((expiration ?? undefined) as string | undefined),
-      notes: (news.notes ?? undefined) as string | undefined,
-      organizationId: news.organizationId as string | undefined,
-      importId: news.importId as string | undefined,
-    });
-  },
+  // Unset and empty are the same on the service.
+  equal: { expirationSeconds: sameOptional, notes: sameOptional },
   validate: (inputs) => [
     ...schemaFailures(operations.createSessionProfile.parameters, createParameters(inputs), inputs as unknown as Record<string, unknown>),
     // The scope is a policy-language expression: a broken one fails at preview.
@@ -128,7 +102,7 @@ export const sessionProfileSpec: ResourceSpec<SessionProfileState, SessionProfil
         `it stays in organization ${session.organizationId} and is only removed from the stack.`,
     );
   },
-};
+});
 
 /** The runtime handler the SessionProfile provider code in state delegates to. */
 export const sessionProfileHandler = makeHandler(sessionProfileSpec);

@@ -10,7 +10,9 @@ import { ETHEREUM_ADDRESS, rule, schemaFailures, SOLANA_ADDRESS, type CheckFailu
 import type { Session } from "./client";
 import { createActivity } from "./earlier-activity";
 import type { ListObjects } from "./listing";
-import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
+import { defineResource } from "./define";
+import { makeHandler } from "./framework";
 import { collections } from "./shared-reads";
 import { canonicalDocument, compact, containsUnknown, isUnknown } from "./values";
 
@@ -18,27 +20,6 @@ import { canonicalDocument, compact, containsUnknown, isUnknown } from "./values
 export const MAX_INTERFACE_BYTES = 400 * 1024;
 
 const WIRE_PREFIX = "SMART_CONTRACT_INTERFACE_TYPE_";
-
-/** Normalized inputs of a SmartContractInterface. */
-export interface SmartContractInterfaceState extends BaseInputs {
-  smartContractAddress: string;
-  /** Canonical JSON text (or the text as given when it is not JSON; check then fails). */
-  smartContractInterface: string;
-  /** `ETHEREUM` or `SOLANA`. */
-  type: string;
-  label: string;
-  notes: string;
-}
-
-/** Outputs of a SmartContractInterface. */
-export interface SmartContractInterfaceOutputs extends BaseOutputs {
-  smartContractInterfaceId: string;
-  smartContractAddress: string;
-  smartContractInterface: string;
-  type: string;
-  label: string;
-  notes?: string;
-}
 
 interface LiveInterface {
   smartContractInterfaceId: string;
@@ -105,66 +86,70 @@ function createParameters(inputs: SmartContractInterfaceState) {
 const listSmartContractInterfaces: ListObjects = async (session) =>
   (await collections.smartContractInterfaces(session)).smartContractInterfaces.map((s) => ({ id: s.smartContractInterfaceId, label: s.label }));
 
-export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceState, SmartContractInterfaceOutputs, LiveInterface> = {
+const describe = {
+  description:
+    "The ABI (Ethereum) or IDL (Solana) of a contract, which lets policies inspect calls to it. Every input change replaces it (the service has no update); the document is compared as canonical JSON.",
+  example: [
+    'new keyform.SmartContractInterface("usdc", {',
+    '  smartContractAddress: "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",',
+    "  smartContractInterface: erc20Abi, // the ABI as an object or as JSON text",
+    '  type: "ETHEREUM",',
+    '  label: "USDC (ERC-20)",',
+    "});",
+  ].join("\n"),
+  importIdMeaning: "the interface's id, `smartContractInterfaceId`",
+  inputs: {
+    smartContractAddress: {
+      type: "string",
+      description: "Contract (Ethereum, `0x…`) or program (Solana, base58) address.",
+      required: true,
+      replaceOnChange: true,
+    },
+    smartContractInterface: {
+      type: "json",
+      description: "The ABI or IDL, as JSON text or as an object; whitespace and key order do not matter.",
+      required: true,
+      replaceOnChange: true,
+    },
+    type: { type: "string", enum: ["ETHEREUM", "SOLANA"], description: "`ETHEREUM` or `SOLANA`.", required: true, replaceOnChange: true },
+    label: { type: "string", description: "A label shown with the interface.", required: true, replaceOnChange: true },
+    notes: { type: "string", description: "Free text; default \"\".", replaceOnChange: true, default: "" },
+  },
+  outputs: {
+    smartContractInterfaceId: { type: "string", description: "The interface's id." },
+    smartContractAddress: { type: "string", description: "The contract or program address." },
+    smartContractInterface: { type: "string", description: "The document as canonical JSON text." },
+    type: { type: "string", enum: ["ETHEREUM", "SOLANA"], description: "`ETHEREUM` or `SOLANA`." },
+    label: { type: "string", description: "The label." },
+    notes: { type: "string", description: "Free text; absent when empty.", optional: true },
+  },
+} as const satisfies ResourceDescription;
+
+/** Normalized inputs of a SmartContractInterface. */
+export type SmartContractInterfaceState = Omit<InputsOf<typeof describe>, "smartContractInterface"> & {
+  /** Canonical JSON text (or the text as given when it is not JSON; check then fails). */
+  smartContractInterface: string;
+};
+/** Outputs of a SmartContractInterface. */
+export type SmartContractInterfaceOutputs = OutputsOf<typeof describe>;
+
+export const smartContractInterfaceSpec = defineResource<SmartContractInterfaceState, SmartContractInterfaceOutputs, LiveInterface>({
   kind: "SmartContractInterface",
   list: listSmartContractInterfaces,
-  describe: {
-    description:
-      "The ABI (Ethereum) or IDL (Solana) of a contract, which lets policies inspect calls to it. Every input change replaces it (the service has no update); the document is compared as canonical JSON.",
-    example: [
-      'new keyform.SmartContractInterface("usdc", {',
-      '  smartContractAddress: "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",',
-      "  smartContractInterface: erc20Abi, // the ABI as an object or as JSON text",
-      '  type: "ETHEREUM",',
-      '  label: "USDC (ERC-20)",',
-      "});",
-    ].join("\n"),
-    importIdMeaning: "the interface's id, `smartContractInterfaceId`",
-    inputs: {
-      smartContractAddress: {
-        type: "string",
-        description: "Contract (Ethereum, `0x…`) or program (Solana, base58) address.",
-        required: true,
-        replaceOnChange: true,
-      },
-      smartContractInterface: {
-        type: "json",
-        description: "The ABI or IDL, as JSON text or as an object; whitespace and key order do not matter.",
-        required: true,
-        replaceOnChange: true,
-      },
-      type: { type: "string", enum: ["ETHEREUM", "SOLANA"], description: "`ETHEREUM` or `SOLANA`.", required: true, replaceOnChange: true },
-      label: { type: "string", description: "A label shown with the interface.", required: true, replaceOnChange: true },
-      notes: { type: "string", description: "Free text; default \"\".", replaceOnChange: true },
-    },
-    outputs: {
-      smartContractInterfaceId: { type: "string", description: "The interface's id." },
-      smartContractAddress: { type: "string", description: "The contract or program address." },
-      smartContractInterface: { type: "string", description: "The document as canonical JSON text." },
-      type: { type: "string", enum: ["ETHEREUM", "SOLANA"], description: "`ETHEREUM` or `SOLANA`." },
-      label: { type: "string", description: "The label." },
-      notes: { type: "string", description: "Free text; absent when empty.", optional: true },
-    },
-  },
+  describe,
   idProperty: "smartContractInterfaceId",
-  properties: {
-    smartContractAddress: { replace: true, equal: sameAddress },
-    smartContractInterface: { replace: true, equal: sameDocument },
-    type: { replace: true, equal: (a, b) => shortType(a) === shortType(b) },
-    label: { replace: true },
-    notes: { replace: true, equal: (a, b) => (a ?? "") === (b ?? "") },
+  equal: {
+    smartContractAddress: sameAddress,
+    smartContractInterface: sameDocument,
+    type: (a, b) => shortType(a) === shortType(b),
+    notes: (a, b) => (a ?? "") === (b ?? ""),
   },
-  normalize(news) {
-    return compact({
-      smartContractAddress: news.smartContractAddress as string,
-      smartContractInterface: canonicalInterface(news.smartContractInterface) as string,
-      type: shortType(news.type) as string,
-      label: news.label as string,
-      notes: (news.notes ?? "") as string,
-      organizationId: news.organizationId as string | undefined,
-      importId: news.importId as string | undefined,
-    });
-  },
+  normalize: (inputs) => ({
+    ...inputs,
+    // The document as canonical text, the type without its wire prefix.
+    smartContractInterface: canonicalInterface(inputs.smartContractInterface) as string,
+    type: shortType(inputs.type) as SmartContractInterfaceState["type"],
+  }),
   validate(inputs) {
     const record = inputs as unknown as Record<string, unknown>;
     const { smartContractAddress, smartContractInterface, type, label, notes } = inputs;
@@ -198,7 +183,7 @@ export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceStat
     smartContractInterfaceId: live.smartContractInterfaceId,
     smartContractAddress: live.smartContractAddress,
     smartContractInterface: canonicalInterface(live.smartContractInterface) as string,
-    type: shortType(live.type) as string,
+    type: shortType(live.type) as SmartContractInterfaceOutputs["type"],
     label: live.label,
     // The service's "" means none: leaving it out keeps state to what was set.
     notes: live.notes || undefined,
@@ -226,7 +211,7 @@ export const smartContractInterfaceSpec: ResourceSpec<SmartContractInterfaceStat
   async remove(session, id) {
     await session.client.deleteSmartContractInterface({ smartContractInterfaceId: id });
   },
-};
+});
 
 /** The runtime handler the SmartContractInterface provider code in state delegates to. */
 export const smartContractInterfaceHandler = makeHandler(smartContractInterfaceSpec);

@@ -10,21 +10,10 @@ import type { Session } from "./client";
 import { collections } from "./shared-reads";
 import { createActivity } from "./earlier-activity";
 import type { ListObjects } from "./listing";
-import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
-import { containsUnknown, equalAsSets, minus, sortedSet } from "./values";
-
-/** Normalized inputs of a UserTag. */
-export interface UserTagState extends BaseInputs {
-  userTagName: string;
-  userIds: string[];
-}
-
-/** Outputs of a UserTag. */
-export interface UserTagOutputs extends BaseOutputs {
-  userTagId: string;
-  userTagName: string;
-  userIds: string[];
-}
+import { defineResource } from "./define";
+import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
+import { makeHandler } from "./framework";
+import { minus, sortedSet } from "./values";
 
 interface LiveTag {
   tagId: string;
@@ -54,38 +43,38 @@ function createParameters(inputs: UserTagState) {
 const listUserTags: ListObjects = async (session) =>
   (await collections.userTags(session)).userTags.filter((t) => t.tagType === "TAG_TYPE_USER").map((t) => ({ id: t.tagId, label: t.tagName }));
 
-export const userTagSpec: ResourceSpec<UserTagState, UserTagOutputs, LiveTag> = {
+const describe = {
+  description: "A user tag of the organization, with its members. Rename and membership change in place (`update_user_tag`).",
+  example: 'const ops = new keyform.UserTag("ops", { userTagName: "ops", userIds: [alice.userId, bob.userId] });',
+  importIdMeaning: "the tag's id, `userTagId`",
+  inputs: {
+    userTagName: { type: "string", description: "The tag's name.", required: true, defaultsToResourceName: true },
+    userIds: {
+      type: "array",
+      items: { type: "string" },
+      description: "The users that carry the tag (a set: order does not matter). Default: none.",
+      references: { kind: "User" },
+      set: true,
+      default: [],
+    },
+  },
+  outputs: {
+    userTagId: { type: "string", description: "The tag's id." },
+    userTagName: { type: "string", description: "The tag's name as the service holds it." },
+    userIds: { type: "array", items: { type: "string" }, description: "The members as the service holds them, sorted." },
+  },
+} as const satisfies ResourceDescription;
+
+/** Normalized inputs of a UserTag. */
+export type UserTagState = InputsOf<typeof describe>;
+/** Outputs of a UserTag. */
+export type UserTagOutputs = OutputsOf<typeof describe>;
+
+export const userTagSpec = defineResource<UserTagState, UserTagOutputs, LiveTag>({
   kind: "UserTag",
   list: listUserTags,
-  describe: {
-    description: "A user tag of the organization, with its members. Rename and membership change in place (`update_user_tag`).",
-    example: 'const ops = new keyform.UserTag("ops", { userTagName: "ops", userIds: [alice.userId, bob.userId] });',
-    importIdMeaning: "the tag's id, `userTagId`",
-    inputs: {
-      userTagName: { type: "string", description: "The tag's name.", required: true, defaultsToResourceName: true },
-      userIds: { type: "array", items: { type: "string" }, description: "The users that carry the tag (a set: order does not matter). Default: none.", references: { kind: "User" } },
-    },
-    outputs: {
-      userTagId: { type: "string", description: "The tag's id." },
-      userTagName: { type: "string", description: "The tag's name as the service holds it." },
-      userIds: { type: "array", items: { type: "string" }, description: "The members as the service holds them, sorted." },
-    },
-  },
+  describe,
   idProperty: "userTagId",
-  properties: {
-    userTagName: { replace: false },
-    userIds: { replace: false, equal: equalAsSets },
-  },
-  normalize(news) {
-    const userIds = news.userIds === undefined || news.userIds === null ? [] : news.userIds;
-    return {
-      userTagName: news.userTagName as string,
-      // Membership is a set: order and repeats carry no meaning.
-      userIds: Array.isArray(userIds) && !containsUnknown(userIds) ? sortedSet(userIds as string[]) : (userIds as string[]),
-      organizationId: news.organizationId as string | undefined,
-      importId: news.importId as string | undefined,
-    };
-  },
   validate(inputs): CheckFailure[] {
     const record = inputs as unknown as Record<string, unknown>;
     return schemaFailures(operations.createUserTag.parameters, { userTagName: inputs.userTagName, userIds: inputs.userIds }, record, firstSegment);
@@ -133,7 +122,7 @@ export const userTagSpec: ResourceSpec<UserTagState, UserTagOutputs, LiveTag> = 
       },
     },
   },
-};
+});
 
 /** The runtime handler the UserTag provider code in state delegates to. */
 export const userTagHandler = makeHandler(userTagSpec);

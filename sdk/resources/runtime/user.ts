@@ -12,55 +12,21 @@
  * A root quorum member cannot be deleted (the organization would lose its approvers): destroy
  * leaves such a user in place with a warning.
  */
-import type { ApiKeyCurve } from "../../wire/enums";
+import { ApiKeyCurve } from "../../wire/enums";
 import type { User } from "../../wire/operations/users";
 import { operations } from "../../wire/registry";
 import { CURVE_BY_CREDENTIAL } from "./api-key";
 import { rule, schemaFailures, type CheckFailure } from "./check";
 import type { Session } from "./client";
-import type { ResourceDescription } from "./describe";
+import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
 import { isOwnKey, type ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { warnEngine } from "./engine-log";
 import { ProviderError } from "./errors";
-import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { defineResource } from "./define";
+import { makeHandler } from "./framework";
 import { collections } from "./shared-reads";
 import { canonicalJson, compact, containsUnknown } from "./values";
-
-/** An API key declared with a user. */
-export interface UserApiKey {
-  apiKeyName: string;
-  publicKey: string;
-  curveType: string;
-  expirationSeconds?: string;
-}
-
-/** An OAuth provider declared with a user: the OIDC claims that identify the account. */
-export interface UserOauthProvider {
-  providerName: string;
-  oidcClaims: { iss: string; sub: string; aud: string };
-}
-
-/** Normalized inputs of a User. */
-export interface UserState extends BaseInputs {
-  userName: string;
-  userEmail?: string;
-  userPhoneNumber?: string;
-  apiKeys?: UserApiKey[];
-  oauthProviders?: UserOauthProvider[];
-}
-
-/** Outputs of a User. */
-export interface UserOutputs extends BaseOutputs {
-  userId: string;
-  userName: string;
-  userEmail?: string;
-  userPhoneNumber?: string;
-  /** Every API key of the user, with its id. */
-  apiKeys: Array<UserApiKey & { apiKeyId: string }>;
-  /** Every OAuth provider of the user, with its id. */
-  oauthProviders: Array<UserOauthProvider & { providerId: string }>;
-}
 
 /** The comparable identity of a key: everything the service cannot change in place. */
 function keyIdentity(key: Partial<UserApiKey>): string {
@@ -112,7 +78,7 @@ function normalizeKeys(value: unknown): UserApiKey[] | undefined {
     return compact({
       apiKeyName: k.apiKeyName as string,
       publicKey: k.publicKey as string,
-      curveType: (k.curveType ?? "API_KEY_CURVE_P256") as string,
+      curveType: (k.curveType ?? "API_KEY_CURVE_P256") as ApiKeyCurve,
       expirationSeconds: typeof expiration === "number" ? String(expiration) : ((expiration ?? undefined) as string | undefined),
     });
   });
@@ -131,7 +97,7 @@ const API_KEY_ITEM = {
   properties: {
     apiKeyName: { type: "string", description: "The key's name (unique per user).", required: true },
     publicKey: { type: "string", description: "The public key, hex: compressed SEC1 for P-256 and secp256k1, 32 bytes for Ed25519.", required: true },
-    curveType: { type: "string", enum: ["API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519"], description: "The key's curve; default `API_KEY_CURVE_P256`." },
+    curveType: { type: "string", enum: ApiKeyCurve.options, description: "The key's curve; default `API_KEY_CURVE_P256`." },
     expirationSeconds: { type: "string", acceptsNumber: true, description: "Lifetime in seconds (a decimal string, or a number); unset: the key does not expire." },
   },
 } as const;
@@ -154,7 +120,7 @@ const OAUTH_ITEM = {
   },
 } as const;
 
-const describe: ResourceDescription = {
+const describe = {
   description:
     "A user of the organization (`create_users`, `update_user`, `delete_users`). Name, e-mail and phone number change in place. " +
     "Tags are managed by `UserTag`, never here. When `apiKeys` or `oauthProviders` are declared they are the user's complete list; " +
@@ -184,7 +150,16 @@ const describe: ResourceDescription = {
       items: { type: "object", properties: { ...OAUTH_ITEM.properties, providerId: { type: "string", description: "The provider link's id.", required: true } } },
     },
   },
-};
+} as const satisfies ResourceDescription;
+
+/** Normalized inputs of a User. */
+export type UserState = InputsOf<typeof describe>;
+/** Outputs of a User. */
+export type UserOutputs = OutputsOf<typeof describe>;
+/** An API key declared with a user. */
+export type UserApiKey = NonNullable<UserState["apiKeys"]>[number];
+/** An OAuth provider declared with a user: the OIDC claims that identify the account. */
+export type UserOauthProvider = NonNullable<UserState["oauthProviders"]>[number];
 
 /** Every user but the one whose API key the session signs with. */
 const listUsers: ListObjects = async (session) =>
@@ -192,30 +167,19 @@ const listUsers: ListObjects = async (session) =>
     .filter((u) => !u.apiKeys.some((k) => isOwnKey(session, k.credential.publicKey)))
     .map((u) => ({ id: u.userId, label: u.userName }));
 
-export const userSpec: ResourceSpec<UserState, UserOutputs, User> = {
+export const userSpec = defineResource<UserState, UserOutputs, User>({
   kind: "User",
   describe,
   list: listUsers,
   idProperty: "userId",
-  properties: {
-    userName: { replace: false },
-    userEmail: { replace: false, equal: sameText },
+  equal: {
+    userEmail: sameText,
     // The service has no way to clear a phone number: unset means "leave it".
-    userPhoneNumber: { replace: false, equal: (a, b) => b === undefined || a === b },
-    apiKeys: { replace: false, equal: sameMembers<UserApiKey>(keyIdentity) },
-    oauthProviders: { replace: true, equal: sameMembers<UserOauthProvider>(providerIdentity) },
+    userPhoneNumber: (a, b) => b === undefined || a === b,
+    apiKeys: sameMembers<UserApiKey>(keyIdentity),
+    oauthProviders: sameMembers<UserOauthProvider>(providerIdentity),
   },
-  normalize(news) {
-    return compact({
-      userName: news.userName as string,
-      userEmail: (news.userEmail ?? undefined) as string | undefined,
-      userPhoneNumber: (news.userPhoneNumber ?? undefined) as string | undefined,
-      apiKeys: normalizeKeys(news.apiKeys),
-      oauthProviders: (news.oauthProviders ?? undefined) as UserOauthProvider[] | undefined,
-      organizationId: news.organizationId as string | undefined,
-      importId: news.importId as string | undefined,
-    });
-  },
+  normalize: (inputs) => compact({ ...inputs, apiKeys: normalizeKeys(inputs.apiKeys) }),
   validate(inputs): CheckFailure[] {
     const record = inputs as unknown as Record<string, unknown>;
     const failures = schemaFailures(operations.createUsers.parameters, createParameters(inputs), record, (path) => String(path[2] ?? "userName"));
@@ -237,7 +201,8 @@ export const userSpec: ResourceSpec<UserState, UserOutputs, User> = {
           apiKeyId: k.apiKeyId,
           apiKeyName: k.apiKeyName,
           publicKey: k.credential.publicKey,
-          curveType: CURVE_BY_CREDENTIAL[k.credential.type] ?? k.credential.type,
+          // A user's API key credential is one of the three API key types.
+          curveType: (CURVE_BY_CREDENTIAL[k.credential.type] ?? k.credential.type) as ApiKeyCurve,
           expirationSeconds: k.expirationSeconds,
         }),
       ),
@@ -327,7 +292,7 @@ export const userSpec: ResourceSpec<UserState, UserOutputs, User> = {
       },
     },
   },
-};
+});
 
 /** The runtime handler the User provider code in state delegates to. */
 export const userHandler = makeHandler(userSpec);

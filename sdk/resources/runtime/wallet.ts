@@ -10,40 +10,15 @@ import type { Wallet, WalletAccount } from "../../wire/operations/wallets";
 import { operations } from "../../wire/registry";
 import { schemaFailures } from "./check";
 import type { Session } from "./client";
-import type { ResourceDescription } from "./describe";
+import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
-import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
-import { carriedDeletionChoice, deleteWithoutExportDescription, deleteWithoutExportRule, type DeletionChoice } from "./key-material";
+import { defineResource } from "./define";
+import { makeHandler } from "./framework";
+import { carriedDeletionChoice, deleteWithoutExportDescription, sameDeletionChoice } from "./key-material";
 import { unlessNotFound } from "./lookups";
 import { collections } from "./shared-reads";
 import { canonicalJson, compact, containsUnknown } from "./values";
-
-/** One account to derive. */
-export interface WalletAccountInput {
-  curve: string;
-  pathFormat: string;
-  path: string;
-  addressFormat: string;
-  name?: string;
-}
-
-/** Normalized inputs of a Wallet. */
-export interface WalletState extends BaseInputs, DeletionChoice {
-  walletName: string;
-  accounts: WalletAccountInput[];
-  mnemonicLength?: number;
-}
-
-/** Outputs of a Wallet. */
-export interface WalletOutputs extends BaseOutputs, DeletionChoice {
-  walletId: string;
-  walletName: string;
-  accounts: Array<WalletAccountInput & { walletAccountId: string; address: string }>;
-  addresses: string[];
-  mnemonicLength?: number;
-  exported: boolean;
-}
 
 interface LiveWallet {
   wallet: Wallet;
@@ -89,7 +64,7 @@ const ACCOUNT = {
   },
 } as const;
 
-const describe: ResourceDescription = {
+const describe = {
   description:
     "An HD wallet and its accounts (`create_wallet`). Renaming changes it in place (`update_wallet`); a change of accounts or " +
     "mnemonic length replaces it. Key material is never deleted by accident: without `deleteWithoutExport: true` the wallet is " +
@@ -105,7 +80,7 @@ const describe: ResourceDescription = {
     walletName: { type: "string", description: "The wallet's name, unique in the organization.", required: true, defaultsToResourceName: true },
     accounts: { type: "array", items: ACCOUNT, description: "The accounts to derive, in order.", required: true, replaceOnChange: true },
     mnemonicLength: { type: "integer", description: "Words of the generated mnemonic: 12 (default), 15, 18, 21 or 24.", replaceOnChange: true },
-    deleteWithoutExport: deleteWithoutExportDescription("wallet"),
+    deleteWithoutExport: { ...deleteWithoutExportDescription("wallet"), default: false },
   },
   outputs: {
     walletId: { type: "string", description: "The wallet's id." },
@@ -127,39 +102,38 @@ const describe: ResourceDescription = {
     exported: { type: "boolean", description: "Whether the wallet has been exported." },
     deleteWithoutExport: deleteWithoutExportDescription("wallet"),
   },
-};
+} as const satisfies ResourceDescription;
+
+/** Normalized inputs of a Wallet. */
+export type WalletState = InputsOf<typeof describe>;
+/** Outputs of a Wallet. */
+export type WalletOutputs = OutputsOf<typeof describe>;
+/** One account to derive. */
+export type WalletAccountInput = WalletState["accounts"][number];
 
 /** Every wallet of the organization. */
 const listWallets: ListObjects = async (session) => (await collections.wallets(session)).wallets.map((w) => ({ id: w.walletId, label: w.walletName }));
 
-export const walletSpec: ResourceSpec<WalletState, WalletOutputs, LiveWallet> = {
+export const walletSpec = defineResource<WalletState, WalletOutputs, LiveWallet>({
   kind: "Wallet",
   describe,
   list: listWallets,
   idProperty: "walletId",
-  properties: {
-    walletName: { replace: false },
-    accounts: {
-      replace: true,
-      equal: (a, b) => canonicalJson(((a ?? []) as WalletAccountInput[]).map(accountKey)) === canonicalJson(((b ?? []) as WalletAccountInput[]).map(accountKey)),
-    },
+  equal: {
+    accounts: (a, b) => canonicalJson(((a ?? []) as WalletAccountInput[]).map(accountKey)) === canonicalJson(((b ?? []) as WalletAccountInput[]).map(accountKey)),
     // Not returned by the service: unknown after an import, and then not a difference.
-    mnemonicLength: { replace: true, equal: (a, b) => a === undefined || (a ?? 12) === (b ?? 12) },
-    deleteWithoutExport: deleteWithoutExportRule,
+    mnemonicLength: (a, b) => a === undefined || (a ?? 12) === (b ?? 12),
+    deleteWithoutExport: sameDeletionChoice,
   },
-  normalize(news) {
-    const accounts = (news.accounts ?? []) as WalletAccountInput[];
-    return compact({
-      walletName: news.walletName as string,
+  normalize(inputs) {
+    const accounts: unknown = inputs.accounts ?? [];
+    return {
+      ...inputs,
       accounts:
         Array.isArray(accounts) && !containsUnknown(accounts)
-          ? accounts.map((a) => compact({ curve: a.curve, pathFormat: a.pathFormat ?? "PATH_FORMAT_BIP32", path: a.path, addressFormat: a.addressFormat, name: a.name ?? undefined }))
-          : accounts,
-      mnemonicLength: (news.mnemonicLength ?? undefined) as number | undefined,
-      deleteWithoutExport: (news.deleteWithoutExport ?? false) as boolean,
-      organizationId: news.organizationId as string | undefined,
-      importId: news.importId as string | undefined,
-    });
+          ? (accounts as WalletAccountInput[]).map((a) => compact({ curve: a.curve, pathFormat: a.pathFormat ?? "PATH_FORMAT_BIP32", path: a.path, addressFormat: a.addressFormat, name: a.name ?? undefined }))
+          : (accounts as WalletAccountInput[]),
+    };
   },
   validate(inputs) {
     return schemaFailures(operations.createWallet.parameters, createParameters(inputs), inputs as unknown as Record<string, unknown>);
@@ -174,7 +148,8 @@ export const walletSpec: ResourceSpec<WalletState, WalletOutputs, LiveWallet> = 
       walletId: live.wallet.walletId,
       walletName: live.wallet.walletName,
       accounts: live.accounts.map((a) =>
-        compact({ curve: a.curve, pathFormat: a.pathFormat, path: a.path, addressFormat: a.addressFormat, name: a.name, walletAccountId: a.walletAccountId, address: a.address }),
+        // create_wallet accepts only the curves the description lists, so an account has one of them.
+        compact({ curve: a.curve as WalletAccountInput["curve"], pathFormat: a.pathFormat, path: a.path, addressFormat: a.addressFormat, name: a.name, walletAccountId: a.walletAccountId, address: a.address }),
       ),
       addresses: live.accounts.map((a) => a.address),
       mnemonicLength: carry.mnemonicLength,
@@ -215,7 +190,7 @@ export const walletSpec: ResourceSpec<WalletState, WalletOutputs, LiveWallet> = 
       },
     },
   },
-};
+});
 
 /** The runtime handler the Wallet provider code in state delegates to. */
 export const walletHandler = makeHandler(walletSpec);

@@ -8,35 +8,12 @@ import type { WebhookEndpoint } from "../../wire/operations/webhooks";
 import { operations } from "../../wire/registry";
 import { schemaFailures } from "./check";
 import type { Session } from "./client";
-import type { ResourceDescription } from "./describe";
+import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
-import { makeHandler, type BaseInputs, type BaseOutputs, type ResourceSpec } from "./framework";
+import { defineResource } from "./define";
+import { makeHandler } from "./framework";
 import { canonicalDocument, compact, containsUnknown } from "./values";
-
-/** One subscription: an event type, an optional filter (JSON), active or not. */
-export interface WebhookSubscriptionInput {
-  eventType: string;
-  filtersJson?: string;
-  isActive?: boolean;
-}
-
-/** Normalized inputs of a WebhookEndpoint. */
-export interface WebhookEndpointState extends BaseInputs {
-  url: string;
-  name: string;
-  isActive: boolean;
-  subscriptions: WebhookSubscriptionInput[];
-}
-
-/** Outputs of a WebhookEndpoint. */
-export interface WebhookEndpointOutputs extends BaseOutputs {
-  endpointId: string;
-  url: string;
-  name: string;
-  isActive: boolean;
-  subscriptions: WebhookSubscriptionInput[];
-}
 
 /** A comparable form: active by default, filters as canonical JSON, sorted by event type. */
 function canonicalSubscriptions(value: unknown): string {
@@ -72,7 +49,7 @@ const SUBSCRIPTION = {
   },
 } as const;
 
-const describe: ResourceDescription = {
+const describe = {
   description:
     "A webhook endpoint of the organization: events of its subscriptions are delivered to `url`. `url`, `name` and `isActive` change " +
     "in place (`update_webhook_endpoint`); the service cannot change subscriptions, so a change of `subscriptions` replaces the endpoint.",
@@ -81,8 +58,8 @@ const describe: ResourceDescription = {
   inputs: {
     url: { type: "string", description: "The absolute http(s) URL events are delivered to.", required: true },
     name: { type: "string", description: "The endpoint's name.", required: true, defaultsToResourceName: true },
-    isActive: { type: "boolean", description: "Whether the endpoint receives events; default true." },
-    subscriptions: { type: "array", items: SUBSCRIPTION, description: "The events delivered (order does not matter).", required: true, replaceOnChange: true },
+    isActive: { type: "boolean", description: "Whether the endpoint receives events; default true.", default: true },
+    subscriptions: { type: "array", items: SUBSCRIPTION, description: "The events delivered (order does not matter).", required: true, replaceOnChange: true, default: [] },
   },
   outputs: {
     endpointId: { type: "string", description: "The endpoint's id." },
@@ -91,36 +68,34 @@ const describe: ResourceDescription = {
     isActive: { type: "boolean", description: "Whether the endpoint receives events." },
     subscriptions: { type: "array", items: SUBSCRIPTION, description: "The subscriptions as the service holds them." },
   },
-};
+} as const satisfies ResourceDescription;
+
+/** Normalized inputs of a WebhookEndpoint. */
+export type WebhookEndpointState = InputsOf<typeof describe>;
+/** Outputs of a WebhookEndpoint. */
+export type WebhookEndpointOutputs = OutputsOf<typeof describe>;
+/** One subscription: an event type, an optional filter (JSON), active or not. */
+export type WebhookSubscriptionInput = WebhookEndpointState["subscriptions"][number];
 
 /** Every webhook endpoint of the organization. */
 const listWebhookEndpoints: ListObjects = async (session) =>
   (await session.client.listWebhookEndpoints()).webhookEndpoints.map((e) => ({ id: e.endpointId, label: e.name }));
 
-export const webhookEndpointSpec: ResourceSpec<WebhookEndpointState, WebhookEndpointOutputs, WebhookEndpoint> = {
+export const webhookEndpointSpec = defineResource<WebhookEndpointState, WebhookEndpointOutputs, WebhookEndpoint>({
   kind: "WebhookEndpoint",
   describe,
   list: listWebhookEndpoints,
   idProperty: "endpointId",
-  properties: {
-    url: { replace: false },
-    name: { replace: false },
-    isActive: { replace: false },
-    subscriptions: { replace: true, equal: (a, b) => canonicalSubscriptions(a) === canonicalSubscriptions(b) },
-  },
-  normalize(news) {
-    const subscriptions = (news.subscriptions ?? []) as WebhookSubscriptionInput[];
-    return compact({
-      url: news.url as string,
-      name: news.name as string,
-      isActive: (news.isActive ?? true) as boolean,
+  equal: { subscriptions: (a, b) => canonicalSubscriptions(a) === canonicalSubscriptions(b) },
+  normalize(inputs) {
+    const subscriptions: unknown = inputs.subscriptions;
+    return {
+      ...inputs,
       subscriptions:
         Array.isArray(subscriptions) && !containsUnknown(subscriptions)
-          ? subscriptions.map((s) => compact({ eventType: s.eventType, filtersJson: s.filtersJson ?? undefined, isActive: s.isActive ?? undefined }))
-          : subscriptions,
-      organizationId: news.organizationId as string | undefined,
-      importId: news.importId as string | undefined,
-    });
+          ? (subscriptions as WebhookSubscriptionInput[]).map((s) => compact({ eventType: s.eventType, filtersJson: s.filtersJson ?? undefined, isActive: s.isActive ?? undefined }))
+          : inputs.subscriptions,
+    };
   },
   validate(inputs) {
     const record = inputs as unknown as Record<string, unknown>;
@@ -165,7 +140,7 @@ export const webhookEndpointSpec: ResourceSpec<WebhookEndpointState, WebhookEndp
   async remove(session, id) {
     await session.client.deleteWebhookEndpoint({ endpointId: id });
   },
-};
+});
 
 /** The runtime handler the WebhookEndpoint provider code in state delegates to. */
 export const webhookEndpointHandler = makeHandler(webhookEndpointSpec);
