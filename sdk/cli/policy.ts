@@ -252,7 +252,8 @@ export async function runDiff(
     const roots = await rootUserIds(live());
     users = (await live().listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName, root: roots.has(u.userId) }));
   }
-  const diff: AccessDiff = await diffPolicies(beforePolicies, afterPolicies, users ? { users } : {});
+  const names = before === LIVE || after === LIVE || options.data !== undefined ? await organizationNames(live()) : {};
+  const diff: AccessDiff = await diffPolicies(beforePolicies, afterPolicies, { ...(users ? { users } : {}), names });
   io.out(options.json ? `${JSON.stringify(diff, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2)}\n` : formatAccessDiffText(diff));
   const lockout = await lockoutCheck(beforePolicies, afterPolicies, options.breakGlass);
   if (options.breakGlass !== undefined) {
@@ -263,6 +264,33 @@ export async function runDiff(
     return 1;
   }
   return gateExitCode(diff, options.newAccess === false, io);
+}
+
+/**
+ * Names of the organization's tags, wallets and private keys by id, for the table (a wallet is
+ * shown as `Treasury (w-1)`). A list the organization cannot give leaves those ids as they are.
+ */
+async function organizationNames(client: KeyformClient): Promise<Record<string, string>> {
+  const names: Record<string, string> = {};
+  const lists: [() => Promise<unknown[]>, string, string][] = [
+    [async () => (await client.listUserTags()).userTags, "tagId", "tagName"],
+    [async () => (await client.listPrivateKeyTags()).privateKeyTags, "tagId", "tagName"],
+    [async () => (await client.listWallets()).wallets, "walletId", "walletName"],
+    [async () => (await client.listPrivateKeys()).privateKeys, "privateKeyId", "privateKeyName"],
+  ];
+  for (const [list, idField, nameField] of lists) {
+    let items: unknown[];
+    try {
+      items = await list();
+    } catch {
+      continue;
+    }
+    for (const item of items) {
+      const [id, name] = [(item as Record<string, unknown>)[idField], (item as Record<string, unknown>)[nameField]];
+      if (typeof id === "string" && typeof name === "string" && name !== "") names[id] = name;
+    }
+  }
+  return names;
 }
 
 /** The root quorum's users (the table never lists them: the root quorum bypasses policies). */

@@ -51,7 +51,7 @@ export interface AccessChange {
   readonly users: readonly string[];
   /** Every activity kind the change applies to. */
   readonly kinds: readonly string[];
-  /** `wallet w-1`, `private key pk-1`, `another wallet`, `another private key` or undefined (no signing target involved). */
+  /** `wallet w-1` (`wallet Treasury (w-1)` when named), `private key pk-1`, `another wallet`, `another private key` or undefined (no signing target involved). */
   readonly target?: string;
   /** A concrete activity that is decided differently. */
   readonly witness: SimulatedActivity;
@@ -272,12 +272,12 @@ export async function buildProof(policySets: readonly (readonly PolicyRecord[])[
       return formula;
     },
     witness: (model) => witnessOf(space, model, nowMs),
-    cell: (model) => cellOf(space, model, wallets, privateKeys),
+    cell: (model) => cellOf(space, model, wallets, privateKeys, options.names),
   };
 }
 
 /** The type class and signing target of a model, as a formula that blocks it. */
-function cellOf(space: RequestSpace, model: Model, wallets: readonly string[], keys: readonly string[]): { formula: Z3Bool; t: number; targetLabel?: string } {
+function cellOf(space: RequestSpace, model: Model, wallets: readonly string[], keys: readonly string[], names: Readonly<Record<string, string>> = {}): { formula: Z3Bool; t: number; targetLabel?: string } {
   const z = space.z;
   const num = (e: unknown) => BigInt(model.eval(e as never, true).toString().replace(/[()\s]/g, ""));
   const t = Number(num(space.t));
@@ -293,7 +293,7 @@ function cellOf(space: RequestSpace, model: Model, wallets: readonly string[], k
     const id = space.literalOf(num(variable));
     const isNamed = id !== undefined && named.includes(id);
     formula = z.And(formula, isNamed ? variable.eq(space.code(id)) : z.And(z.Bool.val(true), ...named.map((w) => variable.neq(space.code(w)))));
-    targetLabel = isNamed ? `${noun} ${id}` : `another ${noun}`;
+    targetLabel = isNamed ? `${noun} ${names[id] !== undefined && names[id] !== id ? `${names[id]} (${id})` : id}` : `another ${noun}`;
   }
   return { formula, t, targetLabel };
 }
