@@ -349,7 +349,8 @@ export async function runProve(file: string, options: { json?: boolean }, io: Ou
   else {
     for (const f of findings) {
       const witness = f.witness ? `; e.g. ${describeWitness({ witness: f.witness } as never)}` : "";
-      io.out(`${JSON.stringify(f.policyName)}: ${f.property}${f.proved ? "" : " (not proved)"}${witness}\n`);
+      const kinds = f.kinds ? ` on ${f.kinds.length} kind${f.kinds.length === 1 ? "" : "s"}: ${f.kinds.join(", ")}${f.unconfirmedKinds ? `; not confirmed by the evaluator on ${f.unconfirmedKinds.join(", ")}` : ""}` : "";
+      io.out(`${JSON.stringify(f.policyName)}: ${f.property}${kinds}${f.proved ? "" : " (not proved)"}${witness}\n`);
     }
     for (const n of notProved) io.out(`not proved: ${n.clause}: ${n.reason}\n`);
   }

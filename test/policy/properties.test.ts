@@ -4,7 +4,7 @@
  * and a break-glass tag's lockout.
  */
 import { describe, expect, it } from "vitest";
-import { simulate, type PolicyRecord } from "../../sdk/policy";
+import { activityCatalog, simulate, type PolicyRecord } from "../../sdk/policy";
 import { canQuery, lockoutCheck, policyFindings } from "../../sdk/policy/smt/properties";
 
 const allow = (policyId: string, condition: string, consensus = ""): PolicyRecord => ({ policyId, policyName: policyId, effect: "EFFECT_ALLOW", condition, consensus });
@@ -37,6 +37,23 @@ describe("policy properties", () => {
     expect(simulate([set[3]!], errs.witness!).evaluations[0]!.outcome).toBe("OUTCOME_ERROR");
     expect(findings.some((f) => f.policyId === "dup" && f.property === "redundant")).toBe(true);
     expect(findings.some((f) => f.policyId === "policies" && f.property === "redundant")).toBe(false);
+  });
+
+  it("may-error lists every activity kind where the policy errors, complete and each replayed", async () => {
+    const unscoped = deny("unscoped", "activity.params.hash_function == 'HASH_FUNCTION_NO_OP'");
+    const scoped = allow("scoped", "activity.kind == 'CREATE_USERS'", "approvers.any(u, u.tags.contains('tag-ops'))");
+    const { findings, notProved } = await policyFindings([unscoped, scoped]);
+    expect(notProved).toEqual([]);
+    const errs = findings.find((f) => f.policyId === "unscoped" && f.property === "may-error")!;
+    expect(errs.proved).toBe(true);
+    // Types without the field error; so may a later version of a type that has it (its params are unknown).
+    expect(errs.kinds).toEqual(expect.arrayContaining(["CREATE_USERS", "DELETE_POLICY", "CREATE_WALLET", "SIGN_RAW_PAYLOAD"]));
+    expect(errs.kinds!.length).toBeGreaterThan(20);
+    expect(findings.find((f) => f.policyId === "scoped")!.property).toBe("never-errors");
+    // Each kind listed errors on some request of that kind.
+    const typeOf = (kind: string) => [...activityCatalog().values()].find((entry) => entry.kind === kind)?.type;
+    const onUsers = simulate([unscoped], { type: typeOf("CREATE_USERS")!, parameters: {}, approvers: [{ id: "u-1", tags: [] }] });
+    expect(onUsers.evaluations[0]!.outcome).toBe("OUTCOME_ERROR");
   });
 
   it("lockout: raising the threshold out of reach of no one keeps access; removing the policy ALLOW loses it for the break-glass tag", async () => {

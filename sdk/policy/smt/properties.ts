@@ -15,7 +15,7 @@
  */
 import type { PolicyRecord } from "../engine";
 import { simulate, type SimulatedActivity } from "../simulate";
-import { buildProof, type DiffUser, type Proof } from "./diff";
+import { buildProof, classesAmong, relevanceGroups, type DiffUser, type Proof } from "./diff";
 import type { OpaqueClause, Z3Bool, Z3Int } from "./encode";
 
 type Model = Parameters<Proof["witness"]>[0];
@@ -100,43 +100,81 @@ export interface PolicyFinding {
   readonly property: "may-error" | "never-errors" | "redundant" | "deny-blocks-nothing";
   /** A replayed witness where one exists (where the policy errors; a request the DENY blocks is absent for deny-blocks-nothing). */
   readonly witness?: SimulatedActivity;
-  /** The finding holds for every request (not only for the witness). */
+  /** may-error: every activity kind on which the policy errors for some request, each with a witness that replayed. */
+  readonly kinds?: readonly string[];
+  /** may-error: kinds where the solver found an error the evaluator did not confirm (so not proved). */
+  readonly unconfirmedKinds?: readonly string[];
+  /** The finding holds for every request (not only for the witness); for may-error, the list of kinds is complete. */
   readonly proved: boolean;
 }
 
-/** Per policy: may it error (with a witness), is an ALLOW redundant, does a DENY block nothing. */
+/**
+ * Per policy: the activity kinds on which it may error (each with a replayed witness), whether
+ * an ALLOW is redundant, whether a DENY blocks nothing. Asked per group of activity types the
+ * same policies may apply to (a policy that cannot apply to a type neither errors there nor
+ * takes part in its decisions), so each check is small.
+ */
 export async function policyFindings(policies: readonly PolicyRecord[]): Promise<{ findings: PolicyFinding[]; notProved: readonly OpaqueClause[] }> {
-  const proof = await buildProof([policies]);
-  const { z, space } = proof;
-  const formulas = proof.policyFormulas(policies);
-  const all = proof.decision(policies);
-  const without = policies.map((_, i) => proof.decision(policies.filter((__, k) => k !== i)));
-  const wellFormed = proof.wellFormed();
-  const exact = () => proof.notProved.length === 0;
-  const findings: PolicyFinding[] = [];
-  const sat = async (...parts: Z3Bool[]) => {
-    const solver = new z.Solver();
-    solver.add(wellFormed, ...parts);
-    const verdict = await solver.check();
-    return { verdict, model: verdict === "sat" ? (solver.model() as unknown as Model) : undefined };
-  };
-  for (const [i, f] of formulas.entries()) {
-    const base = { policyId: f.policy.policyId, policyName: f.policy.policyName ?? f.policy.policyId };
-    const errs = await sat(f.err, z.Not(space.rootOnly()));
-    if (errs.model) {
-      const witness = proof.witness(errs.model);
-      const replayed = simulate([f.policy], witness).evaluations[0]?.outcome === "OUTCOME_ERROR";
-      findings.push({ ...base, property: "may-error", witness, proved: replayed });
-    } else findings.push({ ...base, property: "never-errors", proved: errs.verdict === "unsat" && exact() });
-    if (f.policy.effect === "EFFECT_ALLOW") {
-      const differs = await sat(all, z.Not(without[i]!));
-      if (differs.verdict === "unsat") findings.push({ ...base, property: "redundant", proved: exact() });
-    } else {
-      const blocks = await sat(f.applies, without[i]!);
-      if (blocks.verdict === "unsat") findings.push({ ...base, property: "deny-blocks-nothing", proved: exact() });
+  const { groups, typeCount } = relevanceGroups([policies]);
+  const notProved: OpaqueClause[] = [];
+  const state = policies.map(() => ({ kinds: new Set<string>(), unconfirmed: new Set<string>(), witness: undefined as SimulatedActivity | undefined, errUndecided: false, changes: false, changesUndecided: false }));
+  for (const group of groups) {
+    const relevant = group.policySets[0]!;
+    if (relevant.length === 0) continue;
+    const proof = await buildProof([relevant], {}, { classes: classesAmong(group.types, relevant), typeCount });
+    const { z, space } = proof;
+    const formulas = proof.policyFormulas(relevant);
+    const all = proof.decision(relevant);
+    const without = relevant.map((_, i) => proof.decision(relevant.filter((__, k) => k !== i)));
+    const wellFormed = proof.wellFormed();
+    for (const [i, f] of formulas.entries()) {
+      const at = state[policies.indexOf(f.policy)]!;
+      // Every type class where the policy errors: a model names one class, which is then ruled out.
+      const solver = new z.Solver();
+      solver.add(wellFormed, f.err, z.Not(space.rootOnly()));
+      for (;;) {
+        const verdict = await solver.check();
+        if (verdict === "unknown") at.errUndecided = true;
+        if (verdict !== "sat") break;
+        const model = solver.model() as unknown as Model;
+        const cell = proof.cell(model);
+        const witness = proof.witness(model);
+        const kinds = [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))];
+        const replayed = simulate([f.policy], witness).evaluations[0]?.outcome === "OUTCOME_ERROR";
+        for (const kind of kinds) (replayed ? at.kinds : at.unconfirmed).add(kind);
+        if (replayed) at.witness ??= witness;
+        solver.add(space.t.neq(cell.t));
+      }
+      const check = async (...parts: Z3Bool[]) => {
+        const one = new z.Solver();
+        one.add(wellFormed, ...parts);
+        return one.check();
+      };
+      // An ALLOW matters where removing it changes a decision; a DENY where it applies to a request allowed without it.
+      const matters = f.policy.effect === "EFFECT_ALLOW" ? await check(all, z.Not(without[i]!)) : await check(f.applies, without[i]!);
+      if (matters === "sat") at.changes = true;
+      if (matters === "unknown") at.changesUndecided = true;
     }
+    for (const clause of proof.notProved) if (!notProved.some((n) => n.clause === clause.clause && n.reason === clause.reason)) notProved.push(clause);
   }
-  return { findings, notProved: proof.notProved };
+  const exact = notProved.length === 0;
+  const findings: PolicyFinding[] = [];
+  policies.forEach((policy, i) => {
+    const at = state[i]!;
+    const base = { policyId: policy.policyId, policyName: policy.policyName ?? policy.policyId };
+    if (at.kinds.size > 0 || at.unconfirmed.size > 0) {
+      findings.push({
+        ...base,
+        property: "may-error",
+        ...(at.witness ? { witness: at.witness } : {}),
+        kinds: [...at.kinds].sort(),
+        ...(at.unconfirmed.size > 0 ? { unconfirmedKinds: [...at.unconfirmed].sort() } : {}),
+        proved: at.unconfirmed.size === 0 && !at.errUndecided && exact,
+      });
+    } else findings.push({ ...base, property: "never-errors", proved: !at.errUndecided && exact });
+    if (!at.changes) findings.push({ ...base, property: policy.effect === "EFFECT_ALLOW" ? "redundant" : "deny-blocks-nothing", proved: !at.changesUndecided && exact });
+  });
+  return { findings, notProved };
 }
 
 /** Policy-management activities a break-glass tag must keep. */
