@@ -257,7 +257,7 @@ export async function runDiff(
   io.out(options.json ? `${JSON.stringify(diff, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2)}\n` : formatAccessDiffText(diff));
   const lockout = await lockoutCheck(beforePolicies, afterPolicies, options.breakGlass);
   if (options.breakGlass !== undefined) {
-    io.out(`lockout: ${lockout.rootQuorum}; break-glass tag ${options.breakGlass}: ${lockout.lost.length > 0 ? `LOSES ${lockout.lost.join(", ")}` : lockout.proved ? "keeps its policy-management access (proved)" : "keeps it as far as found (not proved)"}\n`);
+    io.out(`lockout: ${lockout.rootQuorum}; break-glass tag ${options.breakGlass}: ${lockout.lost.length > 0 ? `LOSES ${lockout.lost.join(", ")}` : lockout.proved ? "keeps its recovery access: policies, tags, users, credentials (proved)" : "keeps it as far as found (not proved)"}\n`);
   }
   if (lockout.lost.length > 0) {
     io.err(`lockout: the break-glass tag ${options.breakGlass} loses ${lockout.lost.join(", ")}\n`);
@@ -399,7 +399,7 @@ export function policyCommand(): Command {
     .option("--data <dir>", `the organization of '${LIVE}' and its users: a running emulator's data directory; default: the KEYFORM_* settings`)
     .option("--users <file>", "users as JSON ({id, tags, email, alias} each); default: the organization's users when it is read, else users made up from the ids and tags the policies name")
     .option("--no-new-access", "exit 0 only when no new access is proved; 1 when a user gains access, 2 when not proved")
-    .option("--break-glass <tag>", "a tag that must keep its policy-management access: exit 1 when the change takes it away")
+    .option("--break-glass <tag>", "a tag that must keep its recovery access (policy, tag, user and credential management): exit 1 when the change takes it away")
     .option("--json", "print the changes as JSON")
     .action(async (before: string, after: string, options: Parameters<typeof runDiff>[2]) => {
       process.exitCode = await runDiff(before, after, options);

@@ -62,4 +62,14 @@ describe("policy properties", () => {
     const lost = await lockoutCheck(policies, [policies[0]!], "tag-sec", ["CREATE_POLICY"]);
     expect(lost.lost).toEqual(["CREATE_POLICY"]);
   });
+
+  it("lockout covers what recovery needs beyond the policies: putting a user in a tag", async () => {
+    const tagging = allow("tagging", "activity.resource == 'USER' && activity.action == 'UPDATE'", "approvers.any(u, u.tags.contains('tag-sec'))");
+    const result = await lockoutCheck([...policies, tagging], policies, "tag-sec");
+    expect(result.lost).toEqual(expect.arrayContaining(["UPDATE_USER_TAG", "UPDATE_USER"]));
+    expect(result.lost).not.toContain("CREATE_POLICY");
+    expect(result.proved).toBe(true);
+    const kept = await lockoutCheck([...policies, tagging], [...policies, tagging], "tag-sec");
+    expect(kept.lost).toEqual([]);
+  });
 });
