@@ -23,7 +23,7 @@
 import type { Expr } from "../ast";
 import type { PolicyRecord } from "../engine";
 import { simulate, type SimulatedActivity, type SimulatedUser } from "../simulate";
-import { Encoder, RequestSpace, RESERVED_CODE, type OpaqueClause, type TypeSlot, type Z3Bool, type Z3Context } from "./encode";
+import { Encoder, payloadOf, RequestSpace, RESERVED_CODE, type OpaqueClause, type TypeSlot, type Z3Bool, type Z3Context } from "./encode";
 import { compiledExpression } from "../compile";
 import { conditionMayMatchFacts } from "../coverage";
 import { classes, collectLiterals, genericSlotsNeeded, typeSignature, typeUniverse } from "./universe";
@@ -502,7 +502,16 @@ function witnessOf(space: RequestSpace, model: Model, defaultNow: number): Simul
   if (target === 1 && has("wallet")) keywords.wallet = { id: targetText("str:wallet.id", "another-wallet"), imported: false, exported: false, label: "" };
   if (target === 1 && has("wallet_account")) keywords.wallet_account = { address: targetText("str:wallet_account.address", "another-address") };
   if (target === 2) keywords.private_key = { id: targetText("str:private_key.id", "another-private-key"), tags: [], imported: false, exported: false, label: "" };
-  for (const [chain, present] of space.chainPresent) if (read(present) === "true") keywords[chain] = {};
+  for (const [payload, present] of space.chainPresent) {
+    if (read(present) !== "true") continue;
+    const [chain, field] = payload.split(".") as [string, string];
+    keywords[chain] = { ...((keywords[chain] as object | undefined) ?? {}), [field]: {} };
+  }
+  // A chain value is part of the request only when its payload is (the model's value of another is unused).
+  const carried = (path: string) => {
+    const payload = payloadOf(path);
+    return payload === undefined || read(space.chainPresent.get(payload)!) === "true";
+  };
   let now = Math.floor(defaultNow / 1000) * 1000;
   const sampled = requiredParameters(slot.type);
   for (const [key, variable] of space.variables()) {
@@ -536,7 +545,7 @@ function witnessOf(space: RequestSpace, model: Model, defaultNow: number): Simul
       const field = rest[1]!;
       const present = slot.params?.[field] === true || ((slot.params === undefined || slot.params[field] === false) && read(space.boolVar(`has:activity.params.${field}`)) === "true");
       if (present) setPath(params, rest.slice(1), converted);
-    } else if (root !== undefined && root in keywords) {
+    } else if (root !== undefined && root in keywords && carried(path)) {
       setPath(keywords, [root, ...rest], converted);
     }
   }
@@ -551,10 +560,16 @@ function witnessOf(space: RequestSpace, model: Model, defaultNow: number): Simul
       const field = rest[1]!;
       const present = slot.params?.[field] === true || ((slot.params === undefined || slot.params[field] === false) && read(space.boolVar(`has:activity.params.${field}`)) === "true");
       if (present) setPath(params, rest.slice(1), value);
-    } else if (root !== undefined && root in keywords) setPath(keywords, [root, ...rest], value);
+    } else if (root !== undefined && root in keywords && carried(path)) setPath(keywords, [root, ...rest], value);
   }
   if (space.nowRead) now = Number(num(space.now));
-  for (const chain of space.chainPresent.keys()) if (keywords[chain] && Object.keys(keywords[chain] as object).length === 0) delete keywords[chain];
+  // A payload the policies read nothing of is left out.
+  for (const payload of space.chainPresent.keys()) {
+    const [chain, field] = payload.split(".") as [string, string];
+    const held = keywords[chain] as Record<string, unknown> | undefined;
+    if (held && typeof held[field] === "object" && held[field] !== null && Object.keys(held[field] as object).length === 0) delete held[field];
+    if (held && Object.keys(held).length === 0) delete keywords[chain];
+  }
   // Every required parameter of the type, then what the policies read (camelCase, as a client sends it).
   const parameters: Record<string, unknown> = { ...requiredParameters(slot.type) };
   const targetId = (keywords.wallet_account as { address?: string } | undefined)?.address ?? (keywords.wallet as { id?: string } | undefined)?.id ?? (keywords.private_key as { id?: string } | undefined)?.id;
