@@ -97,7 +97,7 @@ afterAll(async () => {
 });
 
 describe("keyform installed from a tarball", () => {
-  it("installs without the emulator's dependencies and type-checks without skipLibCheck", async () => {
+  it("installs without the emulator's dependencies and type-checks without skipLibCheck", { timeout: 600_000 }, async () => {
     for (const name of EMULATOR_ONLY) expect(fs.existsSync(path.join(project, "node_modules", name)), name).toBe(false);
     expect(fs.existsSync(path.join(project, "node_modules/keyform/dist/sdk/emulator"))).toBe(false);
     expect(fs.existsSync(path.join(project, "node_modules/keyform/LICENSE"))).toBe(true);

@@ -30,7 +30,7 @@ describe("generated resource classes and docs", () => {
     for (const spec of registeredSpecs()) expect(typeof keyform[spec.kind], spec.kind).toBe("function");
   });
 
-  it("a misspelt enum value or a missing required argument fails to compile, the documented values compile", { timeout: 120_000 }, async () => {
+  it("a misspelt enum value or a missing required argument fails to compile, the documented values compile", { timeout: 600_000 }, async () => {
     const dir = fs.mkdtempSync(path.join(repoRoot, ".keyform-typecheck-"));
     try {
       const program = (body: string) =>
