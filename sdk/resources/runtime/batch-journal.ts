@@ -22,7 +22,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { ActivityFailedError, ActivityRejectedError, ApiError } from "../../client/errors";
 import type { Session } from "./client";
-import { batchTimestampFor, interceptActivities, isStaleTimestamp, stackFolder, writeEntry, writeDurably, type JournalEntry } from "./ownership";
+import { directContext, type ProviderContext } from "./context";
+import { batchTimestampFor, interceptActivities, stackFolder, writeEntry, writeDurably, type JournalEntry } from "./ownership";
 
 /** Who an item of an owned batch belongs to: its resource's URN, and the journal it is recorded in. */
 export interface BatchOwner {
@@ -96,9 +97,6 @@ export function journaledBatchSession(session: Session, owners: readonly BatchOw
   };
 }
 
-/** A replay in flight or done, per record file: every item of a batch shares one resend. */
-const replays = new Map<string, Promise<unknown[] | undefined>>();
-
 /** What replaying needs of a batch form. */
 export interface ReplayForm<Result> {
   submit(session: Session, items: readonly never[]): Promise<Result[]>;
@@ -135,6 +133,8 @@ export async function replayBatchItem<Result>(session: Session, form: ReplayForm
   }
   if (record.urns[pointer.index] !== entry.urn || record.organizationId !== session.organizationId) return undefined;
   const item = record.items[pointer.index];
+  // A replay in flight or done, per record file: every item of a batch shares one resend.
+  const replays = session.context.batchReplays;
   let replay = replays.get(file);
   if (replay === undefined) {
     replay = resend(session, form, record);
@@ -158,7 +158,7 @@ async function resend<Result>(session: Session, form: ReplayForm<Result>, record
     const results = await form.submit(exact, record.items as never[]);
     return results.length === record.items.length ? results : undefined;
   } catch (error) {
-    if (isStaleTimestamp(error) || isNotRun(error)) return undefined;
+    if (isNotRun(error)) return undefined;
     throw error;
   }
 }
@@ -169,7 +169,7 @@ function isNotRun(error: unknown): boolean {
   return error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
 }
 
-/** Forgets every replay of this process (tests that restart "a run" in one process). */
-export function forgetBatchReplays(): void {
-  replays.clear();
+/** Forgets every replay of `context` (tests that restart "a run" in one process). */
+export function forgetBatchReplays(context: ProviderContext = directContext()): void {
+  context.batchReplays.clear();
 }

@@ -74,15 +74,14 @@ interface Waiting<Item, Result> {
   reject(error: unknown): void;
 }
 
-interface Group {
+/** The items of one kind, client and group gathering for their activity; kept in the session's context. */
+export interface BatchGroup {
   readonly session: Session;
   readonly waiting: Array<Waiting<unknown, unknown>>;
   scheduled: boolean;
   /** When the last item joined (epoch ms). */
   lastJoin: number;
 }
-
-const groups = new Map<string, Group>();
 
 /** Requests a batch form made, by plural and singular submits (benchmarks, tests). */
 export const batchCounters = { plural: 0, singular: 0, split: 0 };
@@ -103,6 +102,7 @@ export async function batched<Item, Result>(
   // Journaled items share a batch only with items of the same stack's journal.
   const journal = owner === undefined ? "" : `${owner.journalDir}|${stackOfUrn(owner.urn)}`;
   const key = [name, session.client.baseUrl, session.organizationId, session.credentialPublicKey, form.group?.(item) ?? "", journal].join("|");
+  const groups = session.context.batchGroups;
   let group = groups.get(key);
   if (group === undefined) {
     group = { session, waiting: [], scheduled: false, lastJoin: 0 };
@@ -120,7 +120,7 @@ export async function batched<Item, Result>(
 }
 
 /** Waits for the pace's next slot (gathering items meanwhile), then sends what waits. */
-async function flushWhenFree(group: Group, form: BatchForm<unknown, unknown>): Promise<void> {
+async function flushWhenFree(group: BatchGroup, form: BatchForm<unknown, unknown>): Promise<void> {
   const opened = Date.now();
   await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
   await group.session.pace?.whenFree();

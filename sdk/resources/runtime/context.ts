@@ -7,10 +7,11 @@
  * in one process, the exporter beside a provider, two tests) never see each other's.
  *
  * Not here: the service's pace (`sharedServicePace`), which is the process's on purpose (the
- * service counts requests per client address), and the batches of `batch.ts`.
+ * service counts requests per client address).
  */
 import type { Activity } from "../../wire/activity";
 import type { KeyformClient } from "../../client";
+import type { BatchGroup } from "./batch";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
 
 /** What `check` knows in an engine run: the stack config keys to vet before anything is planned. */
@@ -41,6 +42,10 @@ export class ProviderContext {
   };
   /** Outcome of each settings check, by base URL, organization and public key (`verify.ts`). */
   readonly verified = new Map<string, Promise<void>>();
+  /** The batches gathering items now, by kind, client, group and journal (`batch.ts`). */
+  readonly batchGroups = new Map<string, BatchGroup>();
+  /** Resends of journaled batches, in flight or done, by record file (`batch-journal.ts`). */
+  readonly batchReplays = new Map<string, Promise<unknown[] | undefined>>();
   /** Bumped by every write through this context's clients; a shared read of an earlier generation is stale. */
   readGeneration = 0;
 

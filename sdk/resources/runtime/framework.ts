@@ -31,7 +31,7 @@ import { quietHostErrorEcho, warnEngine } from "./engine-log";
 import { organizationMoveMessage } from "./organization-guard";
 import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
 import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
-import { entryForCreate, inputsKeyOf, isStaleTimestamp, mayStillApply, notOwnedMessage, readEntry, removeEntry, renewEntry, stampedSession } from "./ownership";
+import { entryForCreate, inputsKeyOf, mayStillApply, refusedUnrun, notOwnedMessage, readEntry, removeEntry, renewEntry, stampedSession } from "./ownership";
 import { replayBatchItem } from "./batch-journal";
 import { directContext, ProviderContext, useDirectly } from "./context";
 import type { Settings } from "./settings";
@@ -484,8 +484,8 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         created = await spec.create(stampedSession(s, entry.timestampMs), inputs);
       } catch (error) {
         // The service holds no activity for the journaled bytes (it looks the fingerprint up
-        // first) and refuses a new one this old: the earlier run never got to send it.
-        if (!(replay && isStaleTimestamp(error))) throw error;
+        // first) and refuses them as new (this old): the earlier run never got to send it.
+        if (!(replay && refusedUnrun(error))) throw error;
         entry = renewEntry(journalDir, entry);
         replay = false;
         created = await spec.create(stampedSession(s, entry.timestampMs), inputs);

@@ -211,7 +211,13 @@ export function mayStillApply(error: unknown): boolean {
   return [SubmitOutcomeUnknownError, ConsensusNeededError, AuthenticatorsNeededError, ActivityPollTimeoutError, ConnectionError, TimeoutError].some((type) => error instanceof type);
 }
 
-/** Whether the service refused a submit because its `timestampMs` is too far from its clock. */
-export function isStaleTimestamp(error: unknown): boolean {
-  return error instanceof BadRequestError && /timestampMs/.test(error.message);
+/**
+ * Whether the service refused a journaled body without running it. The service looks a body's
+ * fingerprint up before it validates anything, so a refusal of a resent body means it holds no
+ * activity for it: the earlier run never got it through (typically its `timestampMs` is now too
+ * old). Told by the error's class, never its wording: a body refused for another reason is
+ * refused again once renewed, which costs one request and makes nothing.
+ */
+export function refusedUnrun(error: unknown): boolean {
+  return error instanceof BadRequestError;
 }
