@@ -81,7 +81,7 @@ describe("shared reads", () => {
     expect(Object.keys(deletes).filter((endpoint) => endpoint.startsWith("query/list") || endpoint === "query/get_organization")).toEqual([]);
     // One delete each, except the kinds with a plural delete: one activity for all (batch.ts).
     const pluralKinds = new Set(objects.filter((o) => handlers[o.kind]!.spec.batch?.remove !== undefined).map((o) => o.kind));
-    expect(pluralKinds).toEqual(new Set(["Policy", "ApiKey"]));
+    expect(pluralKinds).toEqual(new Set(["UserTag", "Policy", "ApiKey"]));
     expect(Object.values(deletes).reduce((a, b) => a + b, 0)).toBe(objects.filter((o) => !pluralKinds.has(o.kind)).length + pluralKinds.size);
 
     // Gone: a delete again is not an error, and a read drops each of them.
