@@ -11,6 +11,7 @@ import type { KeyformClient } from "../../sdk/client/client";
 import { deployEarnWrapper } from "../../examples/org/seed";
 import { createWorkDirStack, repoRoot } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { comparable } from "../support/organization-snapshot";
 import { emulatorEnv } from "../resources/harness/engine-harness";
 import { exampleSettings, exampleStackConfig, settingsConfig, yamlConfig } from "./plugin-support";
 
@@ -76,22 +77,7 @@ async function organization(client: KeyformClient, stackName: string): Promise<u
     smartContractInterfaces,
     earn: (earn.enabledVaults ?? []).map((v) => ({ depositsDisabled: v.depositsDisabled })),
   };
-  const ids = [...symbols.keys()].sort((a, b) => b.length - a.length);
-  const text = (s: string) => ids.reduce((t, id) => t.split(id).join(symbols.get(id)!), s).split(stackName).join("<stack>");
-  const normalize = (value: unknown): unknown => {
-    if (typeof value === "string") return text(value);
-    if (Array.isArray(value)) return value.map(normalize).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
-    if (value !== null && typeof value === "object") {
-      return Object.fromEntries(
-        Object.entries(value)
-          .filter(([key]) => !VOLATILE.has(key))
-          .map(([key, v]) => [key, normalize(v)])
-          .sort(([a], [b]) => (a as string).localeCompare(b as string)),
-      );
-    }
-    return value;
-  };
-  return normalize(raw);
+  return comparable(raw, symbols, VOLATILE, (s) => s.split(stackName).join("<stack>"));
 }
 
 let typescriptEmulator: TestEmulator;

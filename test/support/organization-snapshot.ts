@@ -107,16 +107,24 @@ export async function organizationSnapshot(access: OrganizationAccess, extraSymb
     sessionProfiles: (sessions as { sessionProfiles?: unknown[] }).sessionProfiles ?? [],
     earn: ((earn as { enabledVaults?: Array<{ depositsDisabled?: boolean }> }).enabledVaults ?? []).map((v) => ({ depositsDisabled: v.depositsDisabled })),
   };
-  // Longest first, so an id that contains another is replaced whole.
+  return comparable(raw, symbols, VOLATILE);
+}
+
+/**
+ * `raw` made comparable across runs: each id of `symbols` replaced by its symbol (longest first,
+ * so an id that contains another is replaced whole), then `rename` applied to every string, the
+ * `volatile` keys dropped, and lists and keys sorted.
+ */
+export function comparable(raw: unknown, symbols: ReadonlyMap<string, string>, volatile: ReadonlySet<string>, rename: (s: string) => string = (s) => s): unknown {
   const known = [...symbols.keys()].sort((a, b) => b.length - a.length);
-  const text = (s: string) => known.reduce((t, id) => t.split(id).join(symbols.get(id)!), s);
+  const text = (s: string) => rename(known.reduce((t, id) => t.split(id).join(symbols.get(id)!), s));
   const normalize = (value: unknown): unknown => {
     if (typeof value === "string") return text(value);
     if (Array.isArray(value)) return value.map(normalize).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
     if (value !== null && typeof value === "object") {
       return Object.fromEntries(
         Object.entries(value)
-          .filter(([key]) => !VOLATILE.has(key))
+          .filter(([key]) => !volatile.has(key))
           .map(([key, v]) => [key, normalize(v)])
           .sort(([a], [b]) => (a as string).localeCompare(b as string)),
       );
