@@ -12,18 +12,7 @@ import { keywordsFor } from "../../sdk/policy/catalog";
 import { parseTimestamp } from "../../sdk/policy/time";
 import { diffPolicies } from "../../sdk/policy/smt/diff";
 import { DOCUMENTED_EXAMPLES } from "./examples";
-
-/** A small seeded generator (mulberry32): the same seed gives the same pairs. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../support/seeded-random";
 
 const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
 
@@ -250,7 +239,7 @@ export interface OracleResult {
  * replay, a proved "no change" by the exhaustive oracle).
  */
 export async function runOracle(seed: number, count: number, onProgress?: (done: number) => void): Promise<OracleResult> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const disagreements: OracleResult["disagreements"] = [];
   let proved = 0;
   let provedNoChange = 0;

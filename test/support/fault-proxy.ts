@@ -17,6 +17,7 @@
  */
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
+import { seededRandom } from "./seeded-random";
 
 /** What the proxy can do to one request. */
 export type Fault = "429" | "503" | "resetBefore" | "resetAfter";
@@ -64,18 +65,6 @@ export interface FaultProxy {
   /** Clears the counters (not the PRNG). */
   resetCounts(): void;
   close(): Promise<void>;
-}
-
-/** mulberry32: a tiny seeded PRNG; enough to make a fault sequence reproducible. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function emptyCounts(): FaultCounts {
