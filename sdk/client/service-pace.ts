@@ -15,8 +15,11 @@
  * - `cap` (the provider's `keyform:maxRequestsPerSecond`) is an upper bound below all of this.
  *
  * One pace per service and process ({@link sharedServicePace}): the service counts per client
- * address, so every client of the process shares it, whatever organization or key it uses.
+ * address, so every client of the process shares it, whatever organization or key it uses; and
+ * the processes of one machine book their starts in one file (`address-slots.ts`), so a
+ * program's data functions and its provider keep apart too.
  */
+import { addressSlotsFor, type AddressSlots } from "./address-slots";
 import { sleep } from "./retry";
 
 /** Spacing is this much wider than the advertised rate implies. */
@@ -67,7 +70,11 @@ export class ServicePace implements Pacer {
    * @param cap requests per second never exceeded (0 or `Infinity`: no cap).
    * @throws {RangeError} when `cap` is negative or not a number.
    */
-  constructor(readonly cap = 0) {
+  constructor(
+    readonly cap = 0,
+    /** The machine's other processes' starts for this service (`address-slots.ts`); none in a unit test. */
+    private readonly slots?: AddressSlots,
+  ) {
     if (Number.isNaN(cap) || cap < 0) throw new RangeError(`the rate cap must be a non-negative number, got ${String(cap)}`);
     this.applyRate();
   }
@@ -84,7 +91,9 @@ export class ServicePace implements Pacer {
         // This request teaches the rate: the others wait for its answer.
         this.probing = true;
         this.inFlight += 1;
-        return this.waitFor(this.address.reserve(Date.now()));
+        await this.waitFor(this.address.reserve(Date.now()));
+        // Another process of this machine may be probing too: a second apart, as on the slowest plan.
+        return this.waitForBooking(PROBE_INTERVAL_MS);
       }
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
@@ -93,6 +102,7 @@ export class ServicePace implements Pacer {
     const own = organizationId === undefined ? undefined : this.organizations.get(organizationId);
     if (own !== undefined) start = Math.max(start, own.slots.reserve(start));
     await this.waitFor(start);
+    if (this.learned !== Infinity) await this.waitForBooking(this.address.intervalMs);
     // A slot is a start time taken before earlier answers came back. A slow answer (a busy
     // service, a loaded machine) would bunch the requests that reach the service, and at 1
     // request/s its bucket holds one: so at most `rate` requests are unanswered at a time, and
@@ -172,12 +182,21 @@ export class ServicePace implements Pacer {
     for (const resolve of waiting) resolve();
   }
 
+  /** Waits for a start the machine's other processes have not booked, `intervalMs` after theirs. */
+  private async waitForBooking(intervalMs: number): Promise<void> {
+    if (this.slots === undefined) return;
+    await this.waitFor(await this.slots.book(Date.now(), intervalMs));
+  }
+
   private async waitFor(start: number): Promise<void> {
     const now = Date.now();
     // Timers may fire up to a millisecond early; never start before the slot.
     if (start > now) await sleep(Math.ceil(start - now));
   }
 }
+
+/** Before its rate is known, a process's first request keeps this far from other processes' (the slowest plan's 1/s). */
+const PROBE_INTERVAL_MS = 1000 * PACE_MARGIN;
 
 /** Milliseconds between starts at `rate` requests per second, with the margin; 0 when unlimited. */
 function intervalOf(rate: number): number {
@@ -195,7 +214,7 @@ export function sharedServicePace(baseUrl: string, cap = 0): ServicePace {
   const key = `${baseUrl.replace(/\/+$/, "")}|${cap}`;
   let pace = shared.get(key);
   if (pace === undefined) {
-    pace = new ServicePace(cap);
+    pace = new ServicePace(cap, addressSlotsFor(baseUrl));
     shared.set(key, pace);
   }
   return pace;

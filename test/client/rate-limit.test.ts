@@ -195,6 +195,31 @@ describe("the client's pace, learned from the headers", () => {
     });
   }
 
+  it("free: processes of one machine (a program's data functions, its provider) keep apart from their first request, and are never refused", { timeout: 120_000 }, async () => {
+    await refill(1);
+    const before = freeLimit.refused;
+    const { bootstrap } = free.emulator;
+    const env = {
+      ...process.env,
+      KEYFORM_BASE_URL: free.emulator.url,
+      KEYFORM_API_PUBLIC_KEY: bootstrap.apiPublicKey,
+      KEYFORM_API_PRIVATE_KEY: bootstrap.apiPrivateKey,
+      KEYFORM_ORGANIZATION_ID: bootstrap.organizationId,
+    };
+    // Each process starts with nothing learned and sends its first requests at once, as a
+    // program's `whoami` and its provider's settings check do.
+    const script = `
+      const { ProviderContext } = require(${JSON.stringify(path.join(repoRoot, "dist/sdk/resources/runtime/context.js"))});
+      const { sessionFor } = require(${JSON.stringify(path.join(repoRoot, "dist/sdk/resources/runtime/client.js"))});
+      const context = new ProviderContext(undefined, undefined);
+      const { client } = sessionFor(context, context.settings(), process.env.KEYFORM_ORGANIZATION_ID, "test");
+      Promise.all([client.whoami({}), client.whoami({})]).then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+    `;
+    const run = promisify(execFile);
+    await Promise.all([1, 2, 3].map(() => run(process.execPath, ["-e", script], { env })));
+    expect(freeLimit.refused - before).toBe(0);
+  });
+
   it("a service that sends no headers is not paced; the cap setting paces below the advertised rate", async () => {
     const open = new ServicePace();
     const c = client(unlimited, { rateLimiter: open });
