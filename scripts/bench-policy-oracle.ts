@@ -19,7 +19,9 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${result.pairs} pairs (seed ${values.seed}): ${result.provedNoChange} proved no change (each checked exhaustively), ${result.changes} with a change (each witness replayed), ${result.pairs - result.provedNoChange - result.changes} not proved; ${result.disagreements.length} disagreements; ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
   );
-  process.exit(result.disagreements.length === 0 ? 0 : 1);
+  // Exit once the lines are written (a pipe takes them asynchronously): the solver's threads
+  // would keep the process alive otherwise.
+  process.stdout.write("", () => process.exit(result.disagreements.length === 0 ? 0 : 1));
 }
 
 void main();
