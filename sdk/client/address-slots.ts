@@ -77,13 +77,13 @@ export class AddressSlots {
   }
 }
 
-/** The book of the service at `baseUrl`, in the machine's temporary folder (or `folder`). */
+/** The book of the service at `baseUrl` (without a trailing slash), in the machine's temporary folder (or `folder`). */
 export function addressSlotsFor(baseUrl: string, folder = path.join(os.tmpdir(), "keyform-pace")): AddressSlots | undefined {
   try {
     fs.mkdirSync(folder, { recursive: true });
   } catch {
     return undefined;
   }
-  const name = createHash("sha256").update(baseUrl.replace(/\/+$/, "")).digest("hex").slice(0, 32);
+  const name = createHash("sha256").update(baseUrl).digest("hex").slice(0, 32);
   return new AddressSlots(path.join(folder, name));
 }

@@ -195,13 +195,14 @@ export class ServicePace implements Pacer {
   }
 }
 
-/** Before its rate is known, a process's first request keeps this far from other processes' (the slowest plan's 1/s). */
-const PROBE_INTERVAL_MS = 1000 * PACE_MARGIN;
 
 /** Milliseconds between starts at `rate` requests per second, with the margin; 0 when unlimited. */
 function intervalOf(rate: number): number {
   return rate === Infinity || rate <= 0 ? 0 : (1000 / rate) * PACE_MARGIN;
 }
+
+/** Before its rate is known, a process's first request keeps this far from other processes' (the slowest plan's 1/s). */
+const PROBE_INTERVAL_MS = intervalOf(1);
 
 const shared = new Map<string, ServicePace>();
 
@@ -211,10 +212,11 @@ const shared = new Map<string, ServicePace>();
  * the rate the service advertises.
  */
 export function sharedServicePace(baseUrl: string, cap = 0): ServicePace {
-  const key = `${baseUrl.replace(/\/+$/, "")}|${cap}`;
+  const service = baseUrl.replace(/\/+$/, "");
+  const key = `${service}|${cap}`;
   let pace = shared.get(key);
   if (pace === undefined) {
-    pace = new ServicePace(cap, addressSlotsFor(baseUrl));
+    pace = new ServicePace(cap, addressSlotsFor(service));
     shared.set(key, pace);
   }
   return pace;
