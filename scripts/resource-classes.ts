@@ -11,6 +11,8 @@
  * from what this module writes.
  */
 import { registeredSpecs } from "../sdk/resources/runtime";
+import { exampleProgram } from "../sdk/resources/runtime/example";
+import { RENDERERS } from "../sdk/resources/runtime/program-render";
 import {
   allInputs,
   allOutputs,
@@ -183,7 +185,7 @@ export function resourceClassFile(kind: string, description: ResourceDescription
     ...(description.retainedUnless ? ["", `Retained on destroy (\`retainOnDelete\`) unless \`${description.retainedUnless}: true\`.`] : []),
     "",
     "@example",
-    ...description.example.split("\n"),
+    ...RENDERERS.typescript!.declarations(exampleProgram(kind, registeredSpecs())).trimEnd().split("\n"),
   ].join("\n");
 
   const body = [

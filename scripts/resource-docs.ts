@@ -1,19 +1,21 @@
 /**
  * @module scripts/resource-docs
  * The documentation written from the registry: the resource table of README.md (between the
- * `generated:resources` markers), and the Pulumi Registry pages `docs/_index.md` and
+ * `generated:resources` markers), every resource's own section (between the
+ * `generated:resource-sections` markers: heading, example, inputs, change rules, guide), and the Pulumi Registry pages `docs/_index.md` and
  * `docs/installation-configuration.md` (resources, data functions and settings from their
  * descriptions). `npm run gen:resources` writes them with the classes; the drift test compares.
  */
-import { RENDERERS } from "../sdk/cli/export-render";
+
 import { settingDocumentation } from "../sdk/plugin/config";
 import { PLUGIN_DOWNLOAD_URL, resourceToken } from "../sdk/plugin/schema";
 import { registeredSpecs } from "../sdk/resources/runtime";
+import { exampleProgram } from "../sdk/resources/runtime/example";
+import { RENDERERS } from "../sdk/resources/runtime/program-render";
 import { allInputs, changeBehaviour, changeRules, type ResourceDescription } from "../sdk/resources/runtime/describe";
 import { DATA_FUNCTIONS, dataFunctionSchemas } from "../sdk/resources/runtime/queries";
 import { isSecretSetting, SETTING_NAMES, settingSpec } from "../sdk/resources/runtime/settings";
 import { operations } from "../sdk/wire/registry";
-import { RESOURCE_EXAMPLES } from "./resource-examples";
 
 const START = "<!-- generated:resources (npm run gen:resources) -->";
 const END = "<!-- /generated:resources -->";
@@ -200,22 +202,35 @@ export function registryInstallation(version: string): string {
   ].join("\n");
 }
 
-/** The markers of the generated part of resource `kind`'s README section. */
-function resourceMarkers(kind: string): { start: string; end: string } {
-  return { start: `<!-- generated:resource ${kind} (npm run gen:resources) -->`, end: `<!-- /generated:resource ${kind} -->` };
+const SECTIONS_START = "<!-- generated:resource-sections (npm run gen:resources) -->";
+const SECTIONS_END = "<!-- /generated:resource-sections -->";
+
+/** `text` fit for a Markdown table cell. */
+const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+
+/** The inputs of `description` as a table, optional ones marked `?`. */
+function inputTable(description: ResourceDescription): string[] {
+  const rows = Object.entries(description.inputs).map(([name, property]) => {
+    const optional = property.required !== true || property.defaultsToResourceName === true;
+    const notes = [
+      ...(property.defaultsToResourceName === true && !/default/i.test(property.description) ? ["Default: the resource name."] : []),
+      ...(property.secret === true ? ["A secret."] : []),
+    ];
+    return `| \`${name}${optional ? "?" : ""}\` | ${cell([property.description, ...notes].join(" "))} |`;
+  });
+  return ["| input | meaning |", "|---|---|", ...rows];
 }
 
 /**
- * The generated part of resource `kind`'s README section: its description, its example objects
- * as TypeScript and as Pulumi YAML (both written by the exporter's renderers from the same
- * objects) and which changes replace it.
+ * Resource `kind`'s README section, all from its description: the heading, the description, its
+ * example as TypeScript and as Pulumi YAML (both written by the exporter's renderers from the
+ * same objects, `exampleProgram`), its inputs and outputs, which changes replace it, and its guide.
  */
 export function resourceSection(kind: string, description: ResourceDescription): string {
-  const example = RESOURCE_EXAMPLES[kind];
-  if (example === undefined) throw new Error(`${kind} has no README example: add its objects to scripts/resource-examples.ts`);
-  const { start, end } = resourceMarkers(kind);
+  const example = exampleProgram(kind, registeredSpecs());
   return [
-    start,
+    `### ${kind}`,
+    "",
     description.description,
     "",
     "```ts",
@@ -226,17 +241,23 @@ export function resourceSection(kind: string, description: ResourceDescription):
     RENDERERS.yaml!.declarations(example).trimEnd(),
     "```",
     "",
+    ...inputTable(description),
+    "",
+    `Outputs: ${Object.keys(description.outputs).map((name) => `\`${name}\``).join(", ")}.`,
+    "",
     changeBehaviour(kind, description),
-    end,
+    ...(description.guide === undefined ? [] : ["", description.guide]),
   ].join("\n");
 }
 
-/** `readme` with the generated part of every resource's section brought up to date. */
+/** The README's per-resource sections: one per registered resource, in registration order. */
+export function resourceSections(): string {
+  return [SECTIONS_START, ...registeredSpecs().map((spec) => resourceSection(spec.kind, spec.describe) + "\n"), SECTIONS_END].join("\n");
+}
+
+/** `readme` with every resource's section brought up to date. */
 export function withResourceSections(readme: string): string {
-  return registeredSpecs().reduce((text, spec) => {
-    const { start, end } = resourceMarkers(spec.kind);
-    return withSection(text, start, end, resourceSection(spec.kind, spec.describe));
-  }, readme);
+  return withSection(readme, SECTIONS_START, SECTIONS_END, resourceSections());
 }
 
 /** `readme` with every generated section brought up to date. */

@@ -13,29 +13,10 @@ import { withContext } from "../resources/runtime/framework";
 import type { Session } from "../resources/runtime/client";
 import type { PropertyDescription, PropertyType } from "../resources/runtime/describe";
 import { handlerFor } from "../resources/runtime";
+import { ExportReference, type ExportedResource } from "../resources/runtime/program-render";
 
-/** An input value that is an output of another exported resource (a user's id, a key's public key). */
-export class ExportReference {
-  constructor(
-    /** The Pulumi name of the resource referred to. */
-    readonly resource: string,
-    /** Its output holding the value. */
-    readonly output: string,
-  ) {}
-}
-
-/** One resource of the exported program. */
-export interface ExportedResource {
-  /** The keyform class, e.g. `UserTag`. */
-  readonly className: string;
-  /** The Pulumi resource name (unique in the program). */
-  readonly name: string;
-  /**
-   * Declared inputs, `importId` last (where the class adopts by `importId`). A value that is an
-   * output of another exported resource is an {@link ExportReference}, alone or in a list.
-   */
-  readonly inputs: Readonly<Record<string, unknown>>;
-}
+// The program's object model is the renderers'; the exporter fills it from a live organization.
+export { ExportReference, type ExportedResource };
 
 /** A resource as read, before references are resolved. */
 interface ReadResource extends ExportedResource {

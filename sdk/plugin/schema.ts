@@ -9,7 +9,9 @@
  */
 import { registeredSpecs } from "../resources/runtime";
 import { allInputs, allOutputs, changeBehaviour, changeRule, secretOutputNames, singularName, type PropertyDescription, type PropertyType } from "../resources/runtime/describe";
+import { exampleProgram } from "../resources/runtime/example";
 import type { AnyResourceSpec } from "../resources/runtime/framework";
+import { RENDERERS } from "../resources/runtime/program-render";
 import { DATA_FUNCTIONS } from "../resources/runtime/queries";
 import { SETTINGS_DESCRIPTION } from "./config";
 import { FunctionTypes, functionSchema } from "./functions";
@@ -125,6 +127,7 @@ export function secretOutputs(spec: AnyResourceSpec): string[] {
  */
 export function resourceDocs(spec: AnyResourceSpec): string {
   const d = spec.describe;
+  const example = exampleProgram(spec.kind, registeredSpecs());
   return [
     d.description,
     "",
@@ -135,7 +138,11 @@ export function resourceDocs(spec: AnyResourceSpec): string {
     "```typescript",
     'import * as keyform from "keyform";',
     "",
-    d.example,
+    RENDERERS.typescript!.declarations(example).trimEnd(),
+    "```",
+    "",
+    "```yaml",
+    RENDERERS.yaml!.declarations(example).trimEnd(),
     "```",
     "",
     "## Import",

@@ -43,8 +43,15 @@ export type ApiKeyInputs = ApiKeyArgs;
  * organization.
  *
  * @example
- * const ci = new keyform.ApiKey("ci", { userId: bot.userId, apiKeyName: "ci" });
- * export const ciPrivateKey = ci.privateKey; // a secret
+ * const ciBot = new keyform.User("ci-bot", {
+ *   userName: "ci-bot",
+ * });
+ *
+ * const ci = new keyform.ApiKey("ci", {
+ *   userId: ciBot.userId,
+ *   apiKeyName: "ci",
+ *   curveType: "API_KEY_CURVE_P256",
+ * });
  */
 export class ApiKey extends pulumi.CustomResource {
   /** The key's id. */

@@ -31,7 +31,10 @@ export type EarnWrapperStateInputs = EarnWrapperStateArgs;
  * `organizationId` fails the plan: the object is never moved to another organization.
  *
  * @example
- * new keyform.EarnWrapperState("earn-wrapper", { wrapperAddress: "0x…", depositsDisabled: true });
+ * const pauseDeposits = new keyform.EarnWrapperState("pause-deposits", {
+ *   wrapperAddress: "0x2a1530C4C41db0B0b2bB646CB5Eb1A67b7158667",
+ *   depositsDisabled: true,
+ * });
  */
 export class EarnWrapperState extends pulumi.CustomResource {
   /** The wrapper's address. */

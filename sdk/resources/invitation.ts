@@ -43,11 +43,21 @@ export type InvitationInputs = InvitationArgs;
  * moved to another organization.
  *
  * @example
- * new keyform.Invitation("invite-erin", {
- *   receiverUserName: "erin",
- *   receiverUserEmail: "erin@example.com",
- *   receiverUserTags: [engineering.id],
- *   accessType: "ACCESS_TYPE_WEB",
+ * const alice = new keyform.User("alice", {
+ *   userName: "alice",
+ *   userEmail: "alice@example.com",
+ * });
+ *
+ * const admins = new keyform.UserTag("admins", {
+ *   userTagName: "admins",
+ *   userIds: [alice.userId],
+ * });
+ *
+ * const inviteCarol = new keyform.Invitation("invite-carol", {
+ *   receiverUserName: "carol",
+ *   receiverUserEmail: "carol@example.com",
+ *   receiverUserTags: [admins.userTagId],
+ *   accessType: "ACCESS_TYPE_ALL",
  *   senderUserId: alice.userId,
  * });
  */

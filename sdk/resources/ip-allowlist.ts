@@ -59,7 +59,20 @@ export type IpAllowlistInputs = IpAllowlistArgs;
  * `organizationId` fails the plan: the object is never moved to another organization.
  *
  * @example
- * new keyform.IpAllowlist("ci-ips", { publicKey: ciKey.publicKey, rules: [{ cidr: "10.20.0.0/16", label: "CI runners" }] });
+ * const ciBot = new keyform.User("ci-bot", {
+ *   userName: "ci-bot",
+ * });
+ *
+ * const ci = new keyform.ApiKey("ci", {
+ *   userId: ciBot.userId,
+ *   apiKeyName: "ci",
+ *   curveType: "API_KEY_CURVE_P256",
+ * });
+ *
+ * const ciIps = new keyform.IpAllowlist("ci-ips", {
+ *   publicKey: ci.publicKey,
+ *   rules: [{"cidr":"203.0.113.0/24","label":"CI"}],
+ * });
  */
 export class IpAllowlist extends pulumi.CustomResource {
   /** The list's id: the key's public key, or `organization`. */

@@ -45,10 +45,12 @@ export type PolicyInputs = PolicyArgs;
  * `organizationId` fails the plan: the object is never moved to another organization.
  *
  * @example
- * new keyform.Policy("allow-ops", {
- *   policyName: "ops may sign",
+ * const treasuryQuorum = new keyform.Policy("treasury-quorum", {
+ *   policyName: "Treasury signing needs two admins",
  *   effect: "EFFECT_ALLOW",
- *   consensus: pulumi.interpolate`approvers.any(user, user.tags.contains('${ops.id}'))`,
+ *   condition: "activity.action == 'SIGN'",
+ *   consensus: "approvers.count() >= 2",
+ *   notes: "managed by keyform",
  * });
  */
 export class Policy extends pulumi.CustomResource {

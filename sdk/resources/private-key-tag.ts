@@ -36,7 +36,16 @@ export type PrivateKeyTagInputs = PrivateKeyTagArgs;
  * object is never moved to another organization.
  *
  * @example
- * new keyform.PrivateKeyTag("signers", { privateKeyIds: [signer.privateKeyId] });
+ * const signer = new keyform.PrivateKey("signer", {
+ *   privateKeyName: "signer",
+ *   curve: "CURVE_SECP256K1",
+ *   addressFormats: ["ADDRESS_FORMAT_ETHEREUM"],
+ * });
+ *
+ * const hotKeys = new keyform.PrivateKeyTag("hot-keys", {
+ *   privateKeyTagName: "hot-keys",
+ *   privateKeyIds: [signer.privateKeyId],
+ * });
  */
 export class PrivateKeyTag extends pulumi.CustomResource {
   /** The tag's id. */

@@ -56,7 +56,11 @@ export type PrivateKeyInputs = PrivateKeyArgs;
  * Retained on destroy (`retainOnDelete`) unless `deleteWithoutExport: true`.
  *
  * @example
- * new keyform.PrivateKey("signer", { curve: "CURVE_SECP256K1", addressFormats: ["ADDRESS_FORMAT_ETHEREUM"] });
+ * const signer = new keyform.PrivateKey("signer", {
+ *   privateKeyName: "signer",
+ *   curve: "CURVE_SECP256K1",
+ *   addressFormats: ["ADDRESS_FORMAT_ETHEREUM"],
+ * });
  */
 export class PrivateKey extends pulumi.CustomResource {
   /** The key's id. */

@@ -40,7 +40,15 @@ export type RootQuorumInputs = RootQuorumArgs;
  * moved to another organization.
  *
  * @example
- * new keyform.RootQuorum("root-quorum", { threshold: 1, userIds: [keyform.whoamiOutput().userId, alice.userId] });
+ * const alice = new keyform.User("alice", {
+ *   userName: "alice",
+ *   userEmail: "alice@example.com",
+ * });
+ *
+ * const rootQuorum = new keyform.RootQuorum("root-quorum", {
+ *   threshold: 1,
+ *   userIds: [alice.userId],
+ * });
  */
 export class RootQuorum extends pulumi.CustomResource {
   /** The quorum's id: the id of its organization. */

@@ -43,7 +43,11 @@ export type SessionProfileInputs = SessionProfileArgs;
  * it. A change of `organizationId` fails the plan: the object is never moved to another organization.
  *
  * @example
- * new keyform.SessionProfile("read-only", { scope: "activity.action == 'READ'", expirationSeconds: "3600" });
+ * const walletOnlyV1 = new keyform.SessionProfile("wallet-only-v1", {
+ *   sessionProfileName: "wallet-only-v1",
+ *   scope: "activity.resource == 'WALLET'",
+ *   expirationSeconds: "900",
+ * });
  */
 export class SessionProfile extends pulumi.CustomResource {
   /** The profile's id. */

@@ -44,11 +44,33 @@ export type SmartContractInterfaceInputs = SmartContractInterfaceArgs;
  * organization.
  *
  * @example
- * new keyform.SmartContractInterface("usdc", {
- *   smartContractAddress: "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",
- *   smartContractInterface: erc20Abi, // the ABI as an object or as JSON text
+ * const usdc = new keyform.SmartContractInterface("usdc", {
+ *   smartContractAddress: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+ *   smartContractInterface: [
+ *     {
+ *       "type": "function",
+ *       "name": "transfer",
+ *       "stateMutability": "nonpayable",
+ *       "inputs": [
+ *         {
+ *           "name": "to",
+ *           "type": "address"
+ *         },
+ *         {
+ *           "name": "amount",
+ *           "type": "uint256"
+ *         }
+ *       ],
+ *       "outputs": [
+ *         {
+ *           "name": "",
+ *           "type": "bool"
+ *         }
+ *       ]
+ *     }
+ *   ],
  *   type: "ETHEREUM",
- *   label: "USDC (ERC-20)",
+ *   label: "USDC",
  * });
  */
 export class SmartContractInterface extends pulumi.CustomResource {

@@ -36,7 +36,15 @@ export type UserTagInputs = UserTagArgs;
  * never moved to another organization.
  *
  * @example
- * const ops = new keyform.UserTag("ops", { userTagName: "ops", userIds: [alice.userId, bob.userId] });
+ * const alice = new keyform.User("alice", {
+ *   userName: "alice",
+ *   userEmail: "alice@example.com",
+ * });
+ *
+ * const admins = new keyform.UserTag("admins", {
+ *   userTagName: "admins",
+ *   userIds: [alice.userId],
+ * });
  */
 export class UserTag extends pulumi.CustomResource {
   /** The tag's id. */

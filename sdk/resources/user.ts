@@ -112,7 +112,10 @@ export type UserInputs = UserArgs;
  * organization.
  *
  * @example
- * const alice = new keyform.User("alice", { userEmail: "alice@example.com" });
+ * const alice = new keyform.User("alice", {
+ *   userName: "alice",
+ *   userEmail: "alice@example.com",
+ * });
  */
 export class User extends pulumi.CustomResource {
   /** The user's id. */

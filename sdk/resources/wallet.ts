@@ -80,8 +80,20 @@ export type WalletInputs = WalletArgs;
  * Retained on destroy (`retainOnDelete`) unless `deleteWithoutExport: true`.
  *
  * @example
- * new keyform.Wallet("treasury", {
- *   accounts: [{ curve: "CURVE_SECP256K1", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }],
+ * const treasury = new keyform.Wallet("treasury", {
+ *   walletName: "treasury",
+ *   accounts: [
+ *     {
+ *       "curve": "CURVE_SECP256K1",
+ *       "path": "m/44'/60'/0'/0/0",
+ *       "addressFormat": "ADDRESS_FORMAT_ETHEREUM"
+ *     },
+ *     {
+ *       "curve": "CURVE_ED25519",
+ *       "path": "m/44'/501'/0'/0'",
+ *       "addressFormat": "ADDRESS_FORMAT_SOLANA"
+ *     }
+ *   ],
  * });
  */
 export class Wallet extends pulumi.CustomResource {

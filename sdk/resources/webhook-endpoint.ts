@@ -68,7 +68,11 @@ export type WebhookEndpointInputs = WebhookEndpointArgs;
  * `organizationId` fails the plan: the object is never moved to another organization.
  *
  * @example
- * new keyform.WebhookEndpoint("activity-webhook", { url: "https://hooks.example.com/keyform", subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] });
+ * const activityFeed = new keyform.WebhookEndpoint("activity-feed", {
+ *   url: "https://hooks.example.com/keyform",
+ *   name: "activity-feed",
+ *   subscriptions: [{"eventType":"ACTIVITY_UPDATES"}],
+ * });
  */
 export class WebhookEndpoint extends pulumi.CustomResource {
   /** The endpoint's id. */

@@ -2,8 +2,8 @@
  * Adding a resource (docs/architecture.md, "Adding a resource"): a spec registered beside the
  * others is all the front doors need. One made-up kind, `Widget`, written as a kind file would
  * write it (a description and its CRUD logic, here over an in-memory "service"), yields its
- * TypeScript class, the plugin schema's resource, the Registry docs and README table row, its
- * diff rules, and its place in `keyform export`'s TypeScript and YAML programs, without an edit
+ * TypeScript class, the plugin schema's resource, the Registry docs, its README table row and
+ * README section (with its example as TypeScript and as YAML), its diff rules, and its place in `keyform export`'s TypeScript and YAML programs, without an edit
  * anywhere else.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,12 +18,17 @@ import { packageSchema } from "../../sdk/plugin/schema";
 import { exportOrganization } from "../../sdk/cli/export-model";
 import { RENDERERS } from "../../sdk/cli/export-render";
 import { generatedResourceFiles } from "../../scripts/resource-classes";
-import { registryIndex, resourceTable } from "../../scripts/resource-docs";
+import { registryIndex, resourceTable, withResourceSections } from "../../scripts/resource-docs";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { load } from "js-yaml";
+import { repoRoot } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const widgetDescription = {
   description: "A widget of the organization (a kind made up for this test).",
-  example: 'new keyform.Widget("blue", { widgetName: "blue", color: "COLOR_BLUE" });',
+  // Its parts refer to `alice`, the own object of User's example: declared first, not restated here.
+  example: { name: "blue", inputs: { widgetName: "blue", color: "COLOR_BLUE", parts: ["${alice.userId}"] } },
   importIdMeaning: "the widget's id, `widgetId`",
   inputs: {
     widgetName: { type: "string", description: "The widget's name.", required: true, defaultsToResourceName: true },
@@ -109,6 +114,29 @@ describe("a new resource from its spec alone", () => {
     expect(row).toBeDefined();
     expect(row).toContain("`color`");
     expect(row).toContain("`widgetName`");
+  });
+
+  it("gets its README section, with its example as TypeScript and as YAML, from its description alone", () => {
+    const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
+    expect(readme).not.toContain("### Widget");
+    const generated = withResourceSections(readme);
+    const start = generated.indexOf("\n### Widget\n");
+    const end = generated.indexOf("<!-- /generated:resource-sections -->");
+    expect(start).toBeGreaterThan(generated.indexOf("<!-- generated:resource-sections "));
+    expect(end).toBeGreaterThan(start);
+    const section = generated.slice(start + 1, end);
+    expect(section).toContain(widgetDescription.description);
+    const ts = /```ts\n([^]*?)\n```/.exec(section)![1]!;
+    // The referred-to user comes first, then the widget, referring to it by variable.
+    expect([...ts.matchAll(/new keyform\.(\w+)\("([^"]+)"/g)].map((m) => `${m[1]} ${m[2]}`)).toEqual(["User alice", "Widget blue"]);
+    expect(ts).toContain("parts: [alice.userId]");
+    const yaml = load(/```yaml\n([^]*?)\n```/.exec(section)![1]!) as { resources: Record<string, { type: string; properties: Record<string, unknown> }> };
+    expect(yaml.resources.blue).toEqual({ type: "keyform:index:Widget", properties: { widgetName: "blue", color: "COLOR_BLUE", parts: ["${alice.userId}"] } });
+    expect(yaml.resources.alice?.type).toBe("keyform:index:User");
+    expect(section).toMatch(/\| `color` \| Its color; a change replaces it\. \|/);
+    expect(section).toContain("A change of `color` replaces it.");
+    // The other sections are unchanged: the widget's is added, nothing else.
+    expect(generated.replace(section, "")).toBe(readme);
   });
 
   it("diffs by its description: color replaces, the name changes in place, parts compare as a set", async () => {

@@ -1,6 +1,6 @@
 /**
- * The README's per-resource examples (`scripts/resource-examples.ts`, rendered by the exporter's
- * renderers): every registered resource has one; each object declares only inputs its class
+ * The README's per-resource examples (each description's `example`, resolved by `exampleProgram`
+ * and rendered by the exporter's renderers): every registered resource has one; each object declares only inputs its class
  * describes, every required one, enum values the description lists, and refers only to earlier
  * objects of the example by outputs they have; and the TypeScript and YAML blocks of each
  * section in README.md declare the same objects with the same values.
@@ -12,10 +12,11 @@ import { describe, expect, it } from "vitest";
 import { ExportReference, type ExportedResource } from "../../sdk/cli/export-model";
 import { registeredSpecs } from "../../sdk/resources/runtime";
 import { allOutputs, type PropertyDescription, type PropertyType } from "../../sdk/resources/runtime/describe";
-import { RESOURCE_EXAMPLES } from "../../scripts/resource-examples";
+import { exampleProgram } from "../../sdk/resources/runtime/example";
 import { repoRoot } from "../support/engine";
 
 const specOf = (kind: string) => registeredSpecs().find((s) => s.kind === kind)!;
+const examples: Record<string, ExportedResource[]> = Object.fromEntries(registeredSpecs().map((s) => [s.kind, exampleProgram(s.kind, registeredSpecs())]));
 
 /** Why `value` is no value of `type` (enums and nested objects checked), or undefined. */
 function problem(type: PropertyType, value: unknown, where: string): string | undefined {
@@ -60,12 +61,11 @@ function asYamlValues(resource: ExportedResource): unknown {
 
 describe("README per-resource examples", () => {
   it("every registered resource has an example whose last object is of its class", () => {
-    for (const spec of registeredSpecs()) expect(RESOURCE_EXAMPLES[spec.kind]?.at(-1)?.className, spec.kind).toBe(spec.kind);
-    expect(Object.keys(RESOURCE_EXAMPLES).sort()).toEqual(registeredSpecs().map((s) => s.kind).sort());
+    for (const spec of registeredSpecs()) expect(examples[spec.kind]?.at(-1)?.className, spec.kind).toBe(spec.kind);
   });
 
   it.each(registeredSpecs().map((s) => s.kind))("%s: the objects hold to their descriptions and refer only to earlier objects' outputs", (kind) => {
-    const example = RESOURCE_EXAMPLES[kind]!;
+    const example = examples[kind]!;
     example.forEach((resource, index) => {
       const spec = specOf(resource.className);
       expect(objectProblem(spec.describe.inputs, resource.inputs as Record<string, unknown>, `${kind} ${resource.name}`)).toBeUndefined();
@@ -80,11 +80,12 @@ describe("README per-resource examples", () => {
 
   it.each(registeredSpecs().map((s) => s.kind))("%s: the README's TypeScript and YAML blocks declare the example's objects", (kind) => {
     const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
-    const start = readme.indexOf(`<!-- generated:resource ${kind} `);
-    const section = readme.slice(start, readme.indexOf(`<!-- /generated:resource ${kind} -->`, start));
+    const start = readme.indexOf(`\n### ${kind}\n`, readme.indexOf("<!-- generated:resource-sections "));
+    expect(start, `README section of ${kind}`).toBeGreaterThan(0);
+    const section = readme.slice(start, readme.indexOf("\n### ", start + 1));
     const ts = /```ts\n([^]*?)\n```/.exec(section)![1]!;
     const yaml = load(/```yaml\n([^]*?)\n```/.exec(section)![1]!) as { resources: Record<string, { type: string; properties: unknown }> };
-    const example = RESOURCE_EXAMPLES[kind]!;
+    const example = examples[kind]!;
     expect(Object.keys(yaml.resources)).toEqual(example.map((r) => r.name));
     for (const r of example) {
       expect(yaml.resources[r.name]!.type).toBe(`keyform:index:${r.className}`);

@@ -167,7 +167,18 @@ const listApiKeys: ListObjects = async (session) =>
 const describe = {
   description:
     "An API key of a user. Every input change replaces the key (the service has no update). Without `publicKey`, keyform generates a key pair and returns the private key as a secret output.",
-  example: 'const ci = new keyform.ApiKey("ci", { userId: bot.userId, apiKeyName: "ci" });\nexport const ciPrivateKey = ci.privateKey; // a secret',
+  example: [
+    { kind: "User", name: "ci-bot", inputs: { userName: "ci-bot" } },
+    { name: "ci", inputs: { userId: "${ci-bot.userId}", apiKeyName: "ci", curveType: "API_KEY_CURVE_P256" } },
+  ],
+  guide: [
+    "Without `publicKey`, keyform generates a key pair of the curve and returns the private key as",
+    "`privateKey`, a **secret** output: it is encrypted in state and shown only with `pulumi stack",
+    "output --show-secrets`. With `publicKey`, `privateKey` is undefined. The service cannot change",
+    "an API key, so **every change replaces it**. When the new key keeps the name or the public key",
+    "of the old one, the old key is deleted first (the service allows a name once per user and a",
+    "public key once per organization).",
+  ].join("\n"),
   importIdMeaning: "the key's id, `apiKeyId`; declare its `publicKey`",
   inputs: {
     userId: { type: "string", description: "The user the key belongs to.", required: true, replaceOnChange: true, references: { kind: "User" } },

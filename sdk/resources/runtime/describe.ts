@@ -8,6 +8,7 @@
  * The shapes follow the Pulumi package schema's type specs closely, so the schema is a plain
  * mapping of these values.
  */
+import type { ExampleObject } from "./example";
 
 /** The type of one property, in the terms of a Pulumi package schema. */
 export type PropertyType =
@@ -72,8 +73,17 @@ export interface ResourceDescription {
   readonly inputs: Readonly<Record<string, PropertyDescription>>;
   /** Outputs besides the base one (`organizationId`). */
   readonly outputs: Readonly<Record<string, PropertyDescription>>;
-  /** A short TypeScript program fragment using the class (`keyform.<Kind>`), for the docs and the schema. */
-  readonly example: string;
+  /**
+   * The example of the resource: its own object, or a list of objects ending with its own.
+   * Rendered as TypeScript and as Pulumi YAML for the README, the schema's docs and the class's
+   * JSDoc (`example.ts`, which says how objects refer to each other).
+   */
+  readonly example: ExampleObject | readonly ExampleObject[];
+  /**
+   * What the README says about the resource beyond its description, inputs, example and change
+   * rules (Markdown): how it behaves on refresh, destroy, adoption, and why.
+   */
+  readonly guide?: string;
   /** What `importId` (and `pulumi import` with the plugin) takes, e.g. "the wallet's id (`walletId`)". */
   readonly importIdMeaning?: string;
   /**

@@ -44,7 +44,13 @@ const describe = {
   // The wrapper already exists by definition: create takes it over, so there is nothing to adopt.
   importId: false,
   importIdMeaning: "the wrapper's address, `wrapperAddress`",
-  example: 'new keyform.EarnWrapperState("earn-wrapper", { wrapperAddress: "0x…", depositsDisabled: true });',
+  example: { name: "pause-deposits", inputs: { wrapperAddress: "0x2a1530C4C41db0B0b2bB646CB5Eb1A67b7158667", depositsDisabled: true } },
+  guide: [
+    "It manages the deposit flag of a wrapper the organization has already deployed; withdrawals are",
+    "always allowed. The resource id is the wrapper address. **Destroying the resource re-enables",
+    "deposits** (the service's default); the wrapper itself stays deployed. Creating it on a wrapper",
+    "that is not deployed fails naming `wrapperAddress`.",
+  ].join("\n"),
   inputs: {
     wrapperAddress: { type: "string", description: "Address of a wrapper the organization has deployed.", required: true, replaceOnChange: true },
     depositsDisabled: { type: "boolean", description: "True blocks new deposits; withdrawals are always allowed.", required: true },

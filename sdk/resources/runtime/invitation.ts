@@ -70,14 +70,20 @@ const listInvitations: ListObjects = async (session) =>
 const describe = {
   description:
     "An invitation of a new user. Every input change replaces it (the service has no update). A revoked invitation counts as gone: refresh drops it and the next `up` invites again.",
-  example: [
-    'new keyform.Invitation("invite-erin", {',
-    '  receiverUserName: "erin",',
-    '  receiverUserEmail: "erin@example.com",',
-    "  receiverUserTags: [engineering.id],",
-    '  accessType: "ACCESS_TYPE_WEB",',
-    "  senderUserId: alice.userId,",
-    "});",
+  example: {
+    name: "invite-carol",
+    inputs: {
+      receiverUserName: "carol",
+      receiverUserEmail: "carol@example.com",
+      receiverUserTags: ["${admins.userTagId}"],
+      accessType: "ACCESS_TYPE_ALL",
+      senderUserId: "${alice.userId}",
+    },
+  },
+  guide: [
+    "The service cannot change an invitation: **every change replaces it**. Invitations are read from",
+    "the organization record (there is no other way to read them); a revoked or deleted invitation is",
+    "dropped by refresh and sent again by the next `up`.",
   ].join("\n"),
   importIdMeaning: "the invitation's id, `invitationId`",
   inputs: {

@@ -56,7 +56,13 @@ const describe = {
     "whole, so every property but `publicKey` changes in place; destroy removes the list (`remove_ip_allowlist`). At most 10 IPv4 and " +
     "10 IPv6 rules. Per-key lists apply only while the organization-level list is enabled. An enabled organization-level list that " +
     "leaves out the address keyform runs from locks keyform out.",
-  example: 'new keyform.IpAllowlist("ci-ips", { publicKey: ciKey.publicKey, rules: [{ cidr: "10.20.0.0/16", label: "CI runners" }] });',
+  example: { name: "ci-ips", inputs: { publicKey: "${ci.publicKey}", rules: [{"cidr": "203.0.113.0/24", "label": "CI"}] } },
+  guide: [
+    "`set_ip_allowlist` replaces a list whole, so rules, `enabled` and `onEvaluationError` change",
+    "**in place**; another `publicKey` **replaces** it; destroy is `remove_ip_allowlist`. Creating a",
+    "list that already exists fails and names the `importId` to adopt it with (`organization` or the",
+    "public key).",
+  ].join("\n"),
   importIdMeaning: "`organization`, or the API key's public key",
   inputs: {
     publicKey: { type: "string", description: "The API key (public key, hex) the list belongs to; unset: the organization-level list.", replaceOnChange: true, references: { kind: "ApiKey", output: "publicKey" } },

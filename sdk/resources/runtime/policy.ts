@@ -51,12 +51,21 @@ const listPolicies: ListObjects = async (session) =>
 
 const describe = {
   description: "An allow or deny rule of the organization's policy engine. Every property changes in place (`update_policy`).",
-  example: [
-    'new keyform.Policy("allow-ops", {',
-    '  policyName: "ops may sign",',
-    '  effect: "EFFECT_ALLOW",',
-    "  consensus: pulumi.interpolate`approvers.any(user, user.tags.contains('${ops.id}'))`,",
-    "});",
+  example: {
+    name: "treasury-quorum",
+    inputs: {
+      policyName: "Treasury signing needs two admins",
+      effect: "EFFECT_ALLOW",
+      condition: "activity.action == 'SIGN'",
+      consensus: "approvers.count() >= 2",
+      notes: "managed by keyform",
+    },
+  },
+  guide: [
+    "Every property changes **in place** (`update_policy`); removing `condition`, `consensus` or",
+    "`time` clears it. `condition`, `consensus` and `time` are parsed and type checked at preview: a",
+    "broken one fails `pulumi preview` naming the property, line and column; lint warnings are logged",
+    "on the resource (see [Policies](#policies-checks-evaluation-and-policy-tests)).",
   ].join("\n"),
   importIdMeaning: "the policy's id, `policyId`",
   expressionInputs: ["effect", "condition", "consensus", "time"],

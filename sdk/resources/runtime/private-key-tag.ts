@@ -35,7 +35,11 @@ const describe = {
   description:
     "A tag of private keys, with its members (`create_private_key_tag`). Rename and membership change in place " +
     "(`update_private_key_tag`); policies refer to keys by tag.",
-  example: 'new keyform.PrivateKeyTag("signers", { privateKeyIds: [signer.privateKeyId] });',
+  example: { name: "hot-keys", inputs: { privateKeyTagName: "hot-keys", privateKeyIds: ["${signer.privateKeyId}"] } },
+  guide: [
+    "Like `UserTag`: rename and membership change **in place** (`update_private_key_tag`); refresh",
+    "reads the members from the keys.",
+  ].join("\n"),
   importIdMeaning: "the tag's id, `privateKeyTagId`",
   inputs: {
     privateKeyTagName: { type: "string", description: "The tag's name.", required: true, defaultsToResourceName: true },

@@ -35,7 +35,12 @@ const describe = {
     "A standalone private key (`create_private_keys`). The service cannot change a key, so every change but `deleteWithoutExport` " +
     "replaces it. Tags are managed by `PrivateKeyTag`. Key material is never deleted by accident: without `deleteWithoutExport: true` " +
     "the key is retained on destroy and replacement (the new one then needs a new `privateKeyName`).",
-  example: 'new keyform.PrivateKey("signer", { curve: "CURVE_SECP256K1", addressFormats: ["ADDRESS_FORMAT_ETHEREUM"] });',
+  example: { name: "signer", inputs: { privateKeyName: "signer", curve: "CURVE_SECP256K1", addressFormats: ["ADDRESS_FORMAT_ETHEREUM"] } },
+  guide: [
+    "The service cannot change a key: **every change replaces it** (the old one first when the name",
+    "stays); it is retained on destroy and replacement unless `deleteWithoutExport: true`, as for",
+    "`Wallet`.",
+  ].join("\n"),
   importIdMeaning: "the key's id, `privateKeyId`",
   retainedUnless: "deleteWithoutExport",
   inputs: {

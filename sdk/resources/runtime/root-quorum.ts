@@ -40,7 +40,17 @@ const describe = {
     "of them must approve. A singleton: creating it adopts the organization's quorum and sets it; destroy leaves it as it is, with a " +
     "warning. The current quorum must approve a change (consensus is reported like every other activity). Keep the user whose API key " +
     "keyform runs with in the quorum, or keyform loses root access on the hosted service.",
-  example: 'new keyform.RootQuorum("root-quorum", { threshold: 1, userIds: [keyform.whoamiOutput().userId, alice.userId] });',
+  example: { name: "root-quorum", inputs: { threshold: 1, userIds: ["${alice.userId}"] } },
+  guide: [
+    "A singleton: every organization has a root quorum, so creating the resource adopts it and sets",
+    "it with `update_root_quorum` where it differs; threshold and members change **in place**.",
+    "Destroy **leaves the quorum as it is** and says so in a warning (the service has no delete). The",
+    "current quorum must approve a change: when it needs more than one approval the update waits for",
+    "consensus and is reported like every other activity (id and fingerprint; the next `up` reports",
+    "the same activity instead of submitting another). Keep the user behind keyform's API key in the",
+    "quorum with threshold 1: a user outside the root quorum can only do what policies allow, and a",
+    "higher threshold makes every later change wait for approvals.",
+  ].join("\n"),
   importIdMeaning: "the organization's id, `rootQuorumId`",
   inputs: {
     threshold: { type: "integer", description: "How many members must approve (1 to the number of `userIds`).", required: true },

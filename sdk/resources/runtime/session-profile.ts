@@ -33,7 +33,13 @@ const describe = {
     "A session profile (`create_session_profile`): the scope and lifetime of sessions created from it. The service can neither " +
     "change nor delete a profile, so every change replaces it (give the new one a new name: names are unique) and destroy only " +
     "removes it from the stack, with a warning.",
-  example: 'new keyform.SessionProfile("read-only", { scope: "activity.action == \'READ\'", expirationSeconds: "3600" });',
+  example: { name: "wallet-only-v1", inputs: { sessionProfileName: "wallet-only-v1", scope: "activity.resource == 'WALLET'", expirationSeconds: "900" } },
+  guide: [
+    "`scope` is a policy-language expression, checked at preview. The service can neither change nor",
+    "delete a profile: **every change replaces it** (give the new profile a new name: names are",
+    "unique), and destroy (or a replacement) **only removes it from the stack**, with a warning that",
+    "it stays in the organization.",
+  ].join("\n"),
   importIdMeaning: "the profile's id, `sessionProfileId`",
   expressionInputs: ["scope"],
   inputs: {

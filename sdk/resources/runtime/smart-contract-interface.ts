@@ -89,13 +89,20 @@ const listSmartContractInterfaces: ListObjects = async (session) =>
 const describe = {
   description:
     "The ABI (Ethereum) or IDL (Solana) of a contract, which lets policies inspect calls to it. Every input change replaces it (the service has no update); the document is compared as canonical JSON.",
-  example: [
-    'new keyform.SmartContractInterface("usdc", {',
-    '  smartContractAddress: "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",',
-    "  smartContractInterface: erc20Abi, // the ABI as an object or as JSON text",
-    '  type: "ETHEREUM",',
-    '  label: "USDC (ERC-20)",',
-    "});",
+  example: {
+    name: "usdc",
+    inputs: {
+      smartContractAddress: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+      smartContractInterface: [{"type": "function", "name": "transfer", "stateMutability": "nonpayable", "inputs": [{"name": "to", "type": "address"}, {"name": "amount", "type": "uint256"}], "outputs": [{"name": "", "type": "bool"}]}],
+      type: "ETHEREUM",
+      label: "USDC",
+    },
+  },
+  guide: [
+    "The document (an ABI or IDL as an object or JSON text, at most 400 KiB) is compared as canonical",
+    "JSON: the same ABI given as an object, or as text with other whitespace or key order, is no",
+    "change; Ethereum addresses compare without case. The service cannot change an interface: **every",
+    "change replaces it** (the old one first when the address and type stay the same).",
   ].join("\n"),
   importIdMeaning: "the interface's id, `smartContractInterfaceId`",
   inputs: {

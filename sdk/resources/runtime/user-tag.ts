@@ -45,7 +45,18 @@ const listUserTags: ListObjects = async (session) =>
 
 const describe = {
   description: "A user tag of the organization, with its members. Rename and membership change in place (`update_user_tag`).",
-  example: 'const ops = new keyform.UserTag("ops", { userTagName: "ops", userIds: [alice.userId, bob.userId] });',
+  example: { name: "admins", inputs: { userTagName: "admins", userIds: ["${alice.userId}"] } },
+  guide: [
+    "Rename and membership change **in place** (`update_user_tag`, adding and removing only the",
+    "members that differ). Refresh reads the members from the users' tags, so members added or",
+    "removed by hand show up as drift and the next `up` puts them back as declared.",
+    "",
+    "Tip: refer to a tag from other resources (invitations, policy expressions) with `tag.id`, which",
+    "equals `userTagId`. Pulumi does not know the outputs of a resource that is being updated until",
+    "the update runs, so a preview that changes a tag's members would show everything that uses",
+    "`userTagId` as changing too; the resource id stays known, so with `tag.id` the plan shows",
+    "exactly the tag's change.",
+  ].join("\n"),
   importIdMeaning: "the tag's id, `userTagId`",
   inputs: {
     userTagName: { type: "string", description: "The tag's name.", required: true, defaultsToResourceName: true },

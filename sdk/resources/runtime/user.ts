@@ -125,7 +125,18 @@ const describe = {
     "A user of the organization (`create_users`, `update_user`, `delete_users`). Name, e-mail and phone number change in place. " +
     "Tags are managed by `UserTag`, never here. When `apiKeys` or `oauthProviders` are declared they are the user's complete list; " +
     "when omitted, the user's keys and providers are left alone. A root quorum member is left in place by destroy, with a warning.",
-  example: 'const alice = new keyform.User("alice", { userEmail: "alice@example.com" });',
+  example: { name: "alice", inputs: { userName: "alice", userEmail: "alice@example.com" } },
+  guide: [
+    "Name, e-mail and phone number change **in place** (`update_user`); removing the e-mail clears",
+    "it, an unset phone number is left as it is (the service cannot clear one). `apiKeys`, when",
+    "declared, is the user's complete key list: keys are added and removed **in place** (a changed",
+    "key is removed, then added), and removing the key keyform itself signs with is refused.",
+    "`oauthProviders`, when declared, is the complete provider list; a change **replaces** the user.",
+    "Leave either unset to manage keys with `ApiKey` resources or let users link providers",
+    "themselves. **Tags are `UserTag`'s job**: a user is created without tags and keyform never reads",
+    "or writes its `userTags`, so the two never undo each other. Destroy of a root quorum member",
+    "**leaves the user in place** with a warning (change the quorum first).",
+  ].join("\n"),
   importIdMeaning: "the user's id, `userId`",
   inputs: {
     userName: { type: "string", description: "The user's name, unique in the organization.", required: true, defaultsToResourceName: true },

@@ -69,10 +69,19 @@ const describe = {
     "An HD wallet and its accounts (`create_wallet`). Renaming changes it in place (`update_wallet`); a change of accounts or " +
     "mnemonic length replaces it. Key material is never deleted by accident: without `deleteWithoutExport: true` the wallet is " +
     "retained on destroy and replacement (the new one then needs a new `walletName`).",
-  example: [
-    'new keyform.Wallet("treasury", {',
-    '  accounts: [{ curve: "CURVE_SECP256K1", path: "m/44\'/60\'/0\'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }],',
-    "});",
+  example: {
+    name: "treasury",
+    inputs: {
+      walletName: "treasury",
+      accounts: [{"curve": "CURVE_SECP256K1", "path": "m/44'/60'/0'/0/0", "addressFormat": "ADDRESS_FORMAT_ETHEREUM"}, {"curve": "CURVE_ED25519", "path": "m/44'/501'/0'/0'", "addressFormat": "ADDRESS_FORMAT_SOLANA"}],
+    },
+  },
+  guide: [
+    "**Key material is never deleted by accident**: unless `deleteWithoutExport: true`, destroy and",
+    "replacement leave the wallet in the organization, in every language (the TypeScript class sets",
+    "`retainOnDelete`, the provider plugin does not delete), and a replacement then needs a new",
+    "`walletName`: names are unique. With `deleteWithoutExport: true`, destroy calls `delete_wallets`",
+    "with that flag.",
   ].join("\n"),
   importIdMeaning: "the wallet's id, `walletId`",
   retainedUnless: "deleteWithoutExport",

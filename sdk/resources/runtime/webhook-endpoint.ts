@@ -53,7 +53,14 @@ const describe = {
   description:
     "A webhook endpoint of the organization: events of its subscriptions are delivered to `url`. `url`, `name` and `isActive` change " +
     "in place (`update_webhook_endpoint`); the service cannot change subscriptions, so a change of `subscriptions` replaces the endpoint.",
-  example: 'new keyform.WebhookEndpoint("activity-webhook", { url: "https://hooks.example.com/keyform", subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] });',
+  example: {
+    name: "activity-feed",
+    inputs: {
+      url: "https://hooks.example.com/keyform",
+      name: "activity-feed",
+      subscriptions: [{"eventType": "ACTIVITY_UPDATES"}],
+    },
+  },
   importIdMeaning: "the endpoint's id, `endpointId`",
   inputs: {
     url: { type: "string", description: "The absolute http(s) URL events are delivered to.", required: true },
