@@ -60,5 +60,9 @@ describe("ProviderContext", () => {
     // ...and one through its own makes them stale.
     forgetSharedReads(a);
     expect(await sharedRead(sessionA, "list_user_tags", load)).toBe(2);
+    // The same client used by another context reads for that context: the cache is the context's.
+    const sessionB = { ...sessionA, context: b } as Session;
+    expect(await sharedRead(sessionB, "list_user_tags", load)).toBe(3);
+    expect(await sharedRead(sessionA, "list_user_tags", load)).toBe(2);
   });
 });

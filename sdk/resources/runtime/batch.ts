@@ -83,9 +83,6 @@ export interface BatchGroup {
   lastJoin: number;
 }
 
-/** Requests a batch form made, by plural and singular submits (benchmarks, tests). */
-export const batchCounters = { plural: 0, singular: 0, split: 0 };
-
 /**
  * The result of `item`, made in one activity with the other items of `name` waiting now; or by
  * `single` (the resource's singular path) when alone, after a refusal, or under consensus.
@@ -98,7 +95,7 @@ export async function batched<Item, Result>(
   single: () => Promise<Result>,
   owner?: BatchOwner,
 ): Promise<Result> {
-  if (await mayNeedConsensus(session)) return runSingle(single);
+  if (await mayNeedConsensus(session)) return runSingle(session, single);
   // Journaled items share a batch only with items of the same stack's journal.
   const journal = owner === undefined ? "" : `${owner.journalDir}|${stackOfUrn(owner.urn)}`;
   const key = [name, session.client.baseUrl, session.organizationId, session.credentialPublicKey, form.group?.(item) ?? "", journal].join("|");
@@ -146,14 +143,14 @@ async function flushWhenFree(group: BatchGroup, form: BatchForm<unknown, unknown
 async function send(session: Session, form: BatchForm<unknown, unknown>, items: Array<Waiting<unknown, unknown>>): Promise<void> {
   if (items.length === 1) {
     const [only] = items;
-    return runSingle(only!.single).then(only!.resolve, only!.reject);
+    return runSingle(session, only!.single).then(only!.resolve, only!.reject);
   }
   let results: unknown[];
   const owners = items.map((w) => w.owner).filter((o): o is BatchOwner => o !== undefined);
   // Journaled: the record of this batch is written before its activity is sent (batch-journal.ts).
   const journaled = owners.length === items.length ? journaledBatchSession(session, owners, items.map((w) => w.item)) : undefined;
   try {
-    batchCounters.plural += 1;
+    session.context.batchCounts.plural += 1;
     results = await form.submit(journaled?.session ?? session, items.map((w) => w.item));
   } catch (error) {
     if (!isRefusal(error)) {
@@ -162,7 +159,7 @@ async function send(session: Session, form: BatchForm<unknown, unknown>, items: 
     }
     // Nothing of a refused batch was applied: its record stands for nothing.
     journaled?.forget();
-    batchCounters.split += 1;
+    session.context.batchCounts.split += 1;
     const named = refusedIndex(error, items.length);
     const parts =
       named !== undefined
@@ -179,8 +176,8 @@ async function send(session: Session, form: BatchForm<unknown, unknown>, items: 
   items.forEach((w, i) => w.resolve(results[i]));
 }
 
-function runSingle<Result>(single: () => Promise<Result>): Promise<Result> {
-  batchCounters.singular += 1;
+function runSingle<Result>(session: Session, single: () => Promise<Result>): Promise<Result> {
+  session.context.batchCounts.singular += 1;
   return single();
 }
 

@@ -12,6 +12,7 @@
 import type { Activity } from "../../wire/activity";
 import type { KeyformClient } from "../../client";
 import type { BatchGroup } from "./batch";
+import type { SharedReadEntry } from "./shared-reads";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
 
 /** What `check` knows in an engine run: the stack config keys to vet before anything is planned. */
@@ -44,6 +45,10 @@ export class ProviderContext {
   readonly verified = new Map<string, Promise<void>>();
   /** The batches gathering items now, by kind, client, group and journal (`batch.ts`). */
   readonly batchGroups = new Map<string, BatchGroup>();
+  /** Requests the batches of this context made, by plural and singular submits and splits (benchmarks, tests). */
+  readonly batchCounts = { plural: 0, singular: 0, split: 0 };
+  /** Shared reads (`shared-reads.ts`), per client of this context: collection name → entry. */
+  readonly sharedReads = new WeakMap<object, Map<string, SharedReadEntry>>();
   /** Resends of journaled batches, in flight or done, by record file (`batch-journal.ts`). */
   readonly batchReplays = new Map<string, Promise<unknown[] | undefined>>();
   /** Bumped by every write through this context's clients; a shared read of an earlier generation is stale. */
@@ -62,7 +67,16 @@ export class ProviderContext {
   }
 }
 
-/** The context of the last direct `configure()` (one not made on a provider object). */
+/**
+ * The context of the last direct `configure()` (one not made on a provider object): the one
+ * module-level state of the provider runtime, kept on purpose. Provider code that earlier
+ * versions stored in state (`test/support/earlier-provider-code.ts`, run by refresh and destroy
+ * of those stacks) calls `configure` on the runtime module and only then gives its provider
+ * object a handler as prototype, so nothing links that object to the context but the process;
+ * such a host runs one engine run, so the process's context is that run's. In-process callers
+ * of the handlers (tests, scripts) use it the same way. The engine's front doors of this
+ * version never reach it: provider objects and the plugin's handlers carry their own.
+ */
 let direct: ProviderContext | undefined;
 
 /**

@@ -150,7 +150,9 @@ export interface CreateOutcome<O, L> {
 /**
  * The context of each engine run's configuration, by the run's raw stack config: the
  * dynamic-provider host configures one provider object per resource class, all with the same
- * run's config, and they share one context.
+ * run's config, and they share one context. Module-level on purpose: the run's config object
+ * is the only thing those provider objects have in common, and the map holds it weakly, so a
+ * context lives exactly as long as its run's config and two runs never share one.
  */
 const contextsOfRuns = new WeakMap<object, ProviderContext>();
 

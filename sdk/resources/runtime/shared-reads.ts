@@ -16,13 +16,12 @@
 import type { Session } from "./client";
 import { directContext, type ProviderContext } from "./context";
 
-interface Entry {
+/** One shared read: the read generation it was made in, and its answer. */
+export interface SharedReadEntry {
   readonly generation: number;
   readonly value: Promise<unknown>;
 }
 
-/** Per client (one per base URL, organization and API key): collection name → entry. */
-const entries = new WeakMap<object, Map<string, Entry>>();
 
 /**
  * The result of `load`, shared with every other read of the same `collection` through the same
@@ -30,17 +29,18 @@ const entries = new WeakMap<object, Map<string, Entry>>();
  * @param collection names the request, parameters included (e.g. `list_users`).
  */
 export function sharedRead<T>(session: Session, collection: string, load: () => Promise<T>): Promise<T> {
-  let byCollection = entries.get(session.client);
+  // Per client of the context (one per base URL, organization and API key).
+  let byCollection = session.context.sharedReads.get(session.client);
   if (byCollection === undefined) {
     byCollection = new Map();
-    entries.set(session.client, byCollection);
+    session.context.sharedReads.set(session.client, byCollection);
   }
   const cached = byCollection.get(collection);
   // Bumped by every write through the configuration's clients; an entry of an earlier generation is stale.
   const generation = session.context.readGeneration;
   if (cached !== undefined && cached.generation === generation) return cached.value as Promise<T>;
   const value = load();
-  const entry: Entry = { generation, value };
+  const entry: SharedReadEntry = { generation, value };
   byCollection.set(collection, entry);
   // A failure is reported to the callers waiting for it, then forgotten, so the next read retries.
   value.catch(() => {
