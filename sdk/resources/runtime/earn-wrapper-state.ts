@@ -85,7 +85,6 @@ export const earnWrapperStateSpec = defineResource<EarnWrapperStateInputs, EarnW
   },
   label: (inputs) => inputs.wrapperAddress ?? "",
   fetch: (session, id) => fetchWrapper(session, id),
-  flatten: (live) => ({ wrapperAddress: live.wrapperAddress, depositsDisabled: live.depositsDisabled }),
   // A set-state an earlier run left waiting for consensus is reported again, not resubmitted.
   // The match is on the address as declared: create sends the address as the service lists
   // it, which is the same text unless the program spells it in another case.

@@ -13,7 +13,7 @@ import { collections } from "./shared-reads";
 import { createActivity } from "./earlier-activity";
 import type { ListObjects } from "./listing";
 import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
-import { defineResource } from "./define";
+import { defineResource, parametersFrom } from "./define";
 import { makeHandler } from "./framework";
 import { sortedSet } from "./values";
 
@@ -45,20 +45,9 @@ async function fetchInvitation(session: Session, id: string): Promise<LiveInvita
   };
 }
 
-/** The create_invitations parameters of `inputs`: one invitation. */
+/** The create_invitations parameters of `inputs`: one invitation, its fields the inputs of the same names. */
 function createParameters(inputs: InvitationState) {
-  const { receiverUserName, receiverUserEmail, receiverUserTags, accessType, senderUserId } = inputs;
-  return {
-    invitations: [
-      {
-        receiverUserName,
-        receiverUserEmail,
-        receiverUserTags,
-        accessType: accessType as "ACCESS_TYPE_WEB" | "ACCESS_TYPE_API" | "ACCESS_TYPE_ALL",
-        senderUserId,
-      },
-    ],
-  };
+  return { invitations: [parametersFrom(operations.createInvitations.parameters.shape.invitations.element, inputs)] };
 }
 
 /** Every pending or accepted invitation (a revoked one counts as gone). */
@@ -143,16 +132,9 @@ export const invitationSpec = defineResource<InvitationState, InvitationOutputs,
   },
   label: (inputs) => JSON.stringify(inputs.receiverUserEmail ?? ""),
   fetch: (session, id) => fetchInvitation(session, id),
-  flatten: (live) => ({
-    invitationId: live.invitationId,
-    // A revoked invitation is gone (fetch), so the status is one the outputs list.
-    status: live.status as InvitationOutputs["status"],
-    receiverUserName: live.receiverUserName,
-    receiverUserEmail: live.receiverEmail,
-    receiverUserTags: live.receiverUserTags,
-    accessType: live.accessType as InvitationOutputs["accessType"],
-    senderUserId: live.senderUserId,
-  }),
+  // The record calls the e-mail `receiverEmail`. A revoked invitation is gone (fetch), so the
+  // status is one the outputs list.
+  flatten: (live) => ({ receiverUserEmail: live.receiverEmail }),
   createActivity: createActivity({
     operation: "createInvitations",
     parameters: createParameters,

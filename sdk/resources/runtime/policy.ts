@@ -11,7 +11,7 @@ import type { Session } from "./client";
 import { createActivity } from "./earlier-activity";
 import type { ListObjects } from "./listing";
 import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
-import { defineResource } from "./define";
+import { defineResource, parametersFrom } from "./define";
 import { makeHandler } from "./framework";
 import { collections } from "./shared-reads";
 import { expressionFailures } from "./policy-expressions";
@@ -38,8 +38,7 @@ async function fetchPolicy(session: Session, id: string): Promise<LivePolicy | u
 
 /** The create_policy parameters of `inputs` (unset condition and consensus are left out). */
 function createParameters(inputs: PolicyState) {
-  const { policyName, effect, condition, consensus, notes, time } = inputs;
-  return compact({ policyName, effect: effect as "EFFECT_ALLOW" | "EFFECT_DENY", condition, consensus, notes, time });
+  return parametersFrom(operations.createPolicy.parameters, inputs);
 }
 
 /** The expression properties of a Policy and their kinds. */
@@ -100,14 +99,8 @@ export const policySpec = defineResource<PolicyState, PolicyOutputs, LivePolicy>
   idProperty: "policyId",
   equal: { condition: sameText, consensus: sameText, notes: sameText, time: sameText },
   validate(inputs) {
-    const { policyName, effect, condition, consensus, notes, time } = inputs;
     return [
-      ...schemaFailures(
-        operations.createPolicy.parameters,
-        compact({ policyName, effect, condition, consensus, notes, time }),
-        inputs as unknown as Record<string, unknown>,
-        firstSegment,
-      ),
+      ...schemaFailures(operations.createPolicy.parameters, createParameters(inputs), inputs as unknown as Record<string, unknown>, firstSegment),
       // The expressions are parsed and type checked, so a broken one fails at preview.
       ...expressionFailures(inputs as unknown as Record<string, unknown>, POLICY_EXPRESSIONS),
     ];
@@ -115,9 +108,6 @@ export const policySpec = defineResource<PolicyState, PolicyOutputs, LivePolicy>
   label: (inputs) => JSON.stringify(inputs.policyName ?? ""),
   fetch: (session, id) => fetchPolicy(session, id),
   flatten: (live) => ({
-    policyId: live.policyId,
-    policyName: live.policyName,
-    effect: live.effect,
     // The service's "" means none: leaving it out keeps state to what was set.
     condition: live.condition || undefined,
     consensus: live.consensus || undefined,

@@ -11,13 +11,14 @@ import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { collections } from "./shared-reads";
-import { defineResource } from "./define";
+import { defineResource, parametersFrom } from "./define";
 import { makeHandler } from "./framework";
 import { minus, sortedSet } from "./values";
 
+/** A private key tag as read, in the names of its outputs. */
 interface LiveTag {
-  tagId: string;
-  tagName: string;
+  privateKeyTagId: string;
+  privateKeyTagName: string;
   privateKeyIds: string[];
 }
 
@@ -26,10 +27,11 @@ async function fetchTag(session: Session, id: string): Promise<LiveTag | undefin
   const tag = privateKeyTags.find((t) => t.tagId === id);
   if (!tag) return undefined;
   const { privateKeys } = await collections.privateKeys(session);
-  return { tagId: tag.tagId, tagName: tag.tagName, privateKeyIds: sortedSet(privateKeys.filter((k) => k.privateKeyTags.includes(id)).map((k) => k.privateKeyId)) };
+  return { privateKeyTagId: tag.tagId, privateKeyTagName: tag.tagName, privateKeyIds: sortedSet(privateKeys.filter((k) => k.privateKeyTags.includes(id)).map((k) => k.privateKeyId)) };
 }
 
-const createParameters = (inputs: PrivateKeyTagState) => ({ privateKeyTagName: inputs.privateKeyTagName, privateKeyIds: inputs.privateKeyIds });
+/** The create_private_key_tag parameters of `inputs`: its inputs of the same names. */
+const createParameters = (inputs: PrivateKeyTagState) => parametersFrom(operations.createPrivateKeyTag.parameters, inputs);
 
 const describe = {
   description:
@@ -69,7 +71,6 @@ export const privateKeyTagSpec = defineResource<PrivateKeyTagState, PrivateKeyTa
   validate: (inputs) => schemaFailures(operations.createPrivateKeyTag.parameters, createParameters(inputs), inputs as unknown as Record<string, unknown>),
   label: (inputs) => JSON.stringify(inputs.privateKeyTagName ?? ""),
   fetch: (session, id) => fetchTag(session, id),
-  flatten: (live) => ({ privateKeyTagId: live.tagId, privateKeyTagName: live.tagName, privateKeyIds: live.privateKeyIds }),
   createActivity: createActivity({
     operation: "createPrivateKeyTag",
     parameters: createParameters,
@@ -80,19 +81,19 @@ export const privateKeyTagSpec = defineResource<PrivateKeyTagState, PrivateKeyTa
     const { privateKeyTags } = await collections.privateKeyTags(session);
     const tag = privateKeyTags.find((t) => t.tagName === inputs.privateKeyTagName);
     const live = tag === undefined ? undefined : await fetchTag(session, tag.tagId);
-    return live === undefined ? undefined : { id: live.tagId, live };
+    return live === undefined ? undefined : { id: live.privateKeyTagId, live };
   },
   async create(session, inputs) {
     const parameters = createParameters(inputs);
     const { privateKeyTagId } = await session.client.createPrivateKeyTag(parameters);
     // No get for a tag: the completed activity made exactly this tag, so it is known without
     // reading every tag and every private key.
-    return { id: privateKeyTagId, live: { tagId: privateKeyTagId, tagName: parameters.privateKeyTagName, privateKeyIds: sortedSet(parameters.privateKeyIds) } };
+    return { id: privateKeyTagId, live: { privateKeyTagId, privateKeyTagName: parameters.privateKeyTagName, privateKeyIds: sortedSet(parameters.privateKeyIds) } };
   },
   async update(session, id, live, inputs) {
     await session.client.updatePrivateKeyTag({
       privateKeyTagId: id,
-      ...(inputs.privateKeyTagName !== live.tagName ? { newPrivateKeyTagName: inputs.privateKeyTagName } : {}),
+      ...(inputs.privateKeyTagName !== live.privateKeyTagName ? { newPrivateKeyTagName: inputs.privateKeyTagName } : {}),
       addPrivateKeyIds: minus(inputs.privateKeyIds, live.privateKeyIds),
       removePrivateKeyIds: minus(live.privateKeyIds, inputs.privateKeyIds),
     });

@@ -5,7 +5,7 @@
  * without tags and its `privateKeyTags` are never compared. Deletion
  * (`delete_private_keys`) happens only with `deleteWithoutExport: true` (`key-material.ts`).
  */
-import { ADDRESS_FORMATS, Curve, type AddressFormat } from "../../wire/enums";
+import { ADDRESS_FORMATS, Curve } from "../../wire/enums";
 import type { PrivateKey } from "../../wire/operations/private-keys";
 import { operations } from "../../wire/registry";
 import { schemaFailures } from "./check";
@@ -13,7 +13,7 @@ import type { Session } from "./client";
 import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
-import { defineResource } from "./define";
+import { defineResource, parametersFrom } from "./define";
 import { makeHandler } from "./framework";
 import { carriedDeletionChoice, deleteWithoutExportDescription, sameDeletionChoice } from "./key-material";
 import { unlessNotFound } from "./lookups";
@@ -22,12 +22,9 @@ import { collections } from "./shared-reads";
 const fetchKey = (session: Session, id: string): Promise<PrivateKey | undefined> =>
   unlessNotFound(async () => (await session.client.getPrivateKey({ privateKeyId: id })).privateKey);
 
+/** The create_private_keys parameters of `inputs`: one key, its fields the inputs of the same names; tags are PrivateKeyTag's. */
 function createParameters(inputs: PrivateKeyState) {
-  return {
-    privateKeys: [
-      { privateKeyName: inputs.privateKeyName, curve: inputs.curve as Curve, privateKeyTags: [], addressFormats: inputs.addressFormats as AddressFormat[] },
-    ],
-  };
+  return { privateKeys: [{ ...parametersFrom(operations.createPrivateKeys.parameters.shape.privateKeys.element, inputs), privateKeyTags: [] }] };
 }
 
 const describe = {
@@ -90,14 +87,10 @@ export const privateKeySpec = defineResource<PrivateKeyState, PrivateKeyOutputs,
   // retained key does not: the new one then fails naming the name, instead of taking it over).
   deleteBeforeReplace: (olds, news) => olds.privateKeyName === news.privateKeyName,
   fetch: (session, id) => fetchKey(session, id),
+  // The address formats are the formats of the key's addresses; the deletion choice is not the service's.
   flatten: (live, carry) => ({
-    privateKeyId: live.privateKeyId,
-    privateKeyName: live.privateKeyName,
-    curve: live.curve,
     addressFormats: [...new Set(live.addresses.flatMap((a) => (a.format ? [a.format] : [])))].sort(),
-    publicKey: live.publicKey,
     addresses: live.addresses.flatMap((a) => (a.format && a.address ? [{ format: a.format, address: a.address }] : [])),
-    exported: live.exported,
     deleteWithoutExport: carry.deleteWithoutExport ?? false,
   }),
   carriedInputs: carriedDeletionChoice,

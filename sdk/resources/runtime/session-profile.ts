@@ -13,18 +13,17 @@ import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
 import { warnEngine } from "./engine-log";
-import { defineResource } from "./define";
+import { defineResource, parametersFrom } from "./define";
 import { makeHandler } from "./framework";
 import { unlessNotFound } from "./lookups";
 import { expressionFailures } from "./policy-expressions";
 import { collections } from "./shared-reads";
-import { compact } from "./values";
 
 const fetchProfile = (session: Session, id: string): Promise<SessionProfile | undefined> =>
   unlessNotFound(async () => (await session.client.getSessionProfile({ sessionProfileId: id })).sessionProfile);
 
-const createParameters = (inputs: SessionProfileState) =>
-  compact({ sessionProfileName: inputs.sessionProfileName, scope: inputs.scope, expirationSeconds: inputs.expirationSeconds, notes: inputs.notes });
+/** The create_session_profile parameters of `inputs`: its inputs of the same names. */
+const createParameters = (inputs: SessionProfileState) => parametersFrom(operations.createSessionProfile.parameters, inputs);
 
 const sameOptional = (a: unknown, b: unknown) => (a ?? "") === (b ?? "");
 
@@ -80,14 +79,8 @@ export const sessionProfileSpec = defineResource<SessionProfileState, SessionPro
   ],
   label: (inputs) => JSON.stringify(inputs.sessionProfileName ?? ""),
   fetch: (session, id) => fetchProfile(session, id),
-  flatten: (live) =>
-    compact({
-      sessionProfileId: live.sessionProfileId,
-      sessionProfileName: live.sessionProfileName,
-      scope: live.scope,
-      expirationSeconds: live.expirationSeconds,
-      notes: live.notes === "" ? undefined : live.notes,
-    }),
+  // The service's "" means no notes.
+  flatten: (live) => ({ notes: live.notes === "" ? undefined : live.notes }),
   createActivity: createActivity({
     operation: "createSessionProfile",
     parameters: createParameters,

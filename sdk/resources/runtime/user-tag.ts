@@ -10,14 +10,15 @@ import type { Session } from "./client";
 import { collections } from "./shared-reads";
 import { createActivity } from "./earlier-activity";
 import type { ListObjects } from "./listing";
-import { defineResource } from "./define";
+import { defineResource, parametersFrom } from "./define";
 import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
 import { makeHandler } from "./framework";
 import { minus, sortedSet } from "./values";
 
+/** A user tag as read, in the names of its outputs. */
 interface LiveTag {
-  tagId: string;
-  tagName: string;
+  userTagId: string;
+  userTagName: string;
   userIds: string[];
 }
 
@@ -28,16 +29,14 @@ export async function fetchUserTag(session: Session, id: string): Promise<LiveTa
   if (!tag) return undefined;
   const { users } = await collections.users(session);
   return {
-    tagId: tag.tagId,
-    tagName: tag.tagName,
+    userTagId: tag.tagId,
+    userTagName: tag.tagName,
     userIds: sortedSet(users.filter((u) => u.userTags.includes(id)).map((u) => u.userId)),
   };
 }
 
-/** The create_user_tag parameters of `inputs`. */
-function createParameters(inputs: UserTagState) {
-  return { userTagName: inputs.userTagName, userIds: inputs.userIds };
-}
+/** The create_user_tag parameters of `inputs`: its inputs of the same names. */
+const createParameters = (inputs: UserTagState) => parametersFrom(operations.createUserTag.parameters, inputs);
 
 /** Every user tag of the organization (private key tags are `PrivateKeyTag`'s). */
 const listUserTags: ListObjects = async (session) =>
@@ -88,11 +87,10 @@ export const userTagSpec = defineResource<UserTagState, UserTagOutputs, LiveTag>
   idProperty: "userTagId",
   validate(inputs): CheckFailure[] {
     const record = inputs as unknown as Record<string, unknown>;
-    return schemaFailures(operations.createUserTag.parameters, { userTagName: inputs.userTagName, userIds: inputs.userIds }, record, firstSegment);
+    return schemaFailures(operations.createUserTag.parameters, createParameters(inputs), record, firstSegment);
   },
   label: (inputs) => JSON.stringify(inputs.userTagName ?? ""),
   fetch: (session, id) => fetchUserTag(session, id),
-  flatten: (live) => ({ userTagId: live.tagId, userTagName: live.tagName, userIds: live.userIds }),
   createActivity: createActivity({
     operation: "createUserTag",
     parameters: createParameters,
@@ -103,19 +101,19 @@ export const userTagSpec = defineResource<UserTagState, UserTagOutputs, LiveTag>
     const { userTags } = await collections.userTags(session);
     const tag = userTags.find((t) => t.tagName === inputs.userTagName && t.tagType === "TAG_TYPE_USER");
     const live = tag === undefined ? undefined : await fetchUserTag(session, tag.tagId);
-    return live === undefined ? undefined : { id: live.tagId, live };
+    return live === undefined ? undefined : { id: live.userTagId, live };
   },
   async create(session, inputs) {
     const parameters = createParameters(inputs);
     const result = await session.client.createUserTag(parameters);
     // The service has no get for a tag: the completed activity made exactly this tag, so it
     // is known without reading every tag and every user.
-    return { id: result.userTagId, live: { tagId: result.userTagId, tagName: parameters.userTagName, userIds: sortedSet(parameters.userIds) } };
+    return { id: result.userTagId, live: { userTagId: result.userTagId, userTagName: parameters.userTagName, userIds: sortedSet(parameters.userIds) } };
   },
   async update(session, id, live, inputs) {
     await session.client.updateUserTag({
       userTagId: id,
-      ...(inputs.userTagName !== live.tagName ? { newUserTagName: inputs.userTagName } : {}),
+      ...(inputs.userTagName !== live.userTagName ? { newUserTagName: inputs.userTagName } : {}),
       addUserIds: minus(inputs.userIds, live.userIds),
       removeUserIds: minus(live.userIds, inputs.userIds),
     });

@@ -11,7 +11,7 @@ import type { Session } from "./client";
 import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { createActivity } from "./earlier-activity";
-import { defineResource } from "./define";
+import { defineResource, parametersFrom } from "./define";
 import { makeHandler } from "./framework";
 import { canonicalDocument, compact, containsUnknown } from "./values";
 
@@ -34,7 +34,8 @@ async function fetchEndpoint(session: Session, id: string): Promise<WebhookEndpo
   return webhookEndpoints.find((e) => e.endpointId === id);
 }
 
-const createParameters = (inputs: WebhookEndpointState) => ({ url: inputs.url, name: inputs.name, subscriptions: inputs.subscriptions });
+/** The create_webhook_endpoint parameters of `inputs`: its inputs of the same names (create takes no `isActive`). */
+const createParameters = (inputs: WebhookEndpointState) => parametersFrom(operations.createWebhookEndpoint.parameters, inputs);
 
 const SUBSCRIPTION = {
   type: "object",
@@ -114,10 +115,7 @@ export const webhookEndpointSpec = defineResource<WebhookEndpointState, WebhookE
   label: (inputs) => JSON.stringify(inputs.name ?? ""),
   fetch: (session, id) => fetchEndpoint(session, id),
   flatten: (live) => ({
-    endpointId: live.endpointId,
-    url: live.url,
-    name: live.name,
-    isActive: live.isActive,
+    // Only the subscription fields the description declares, unset ones left out.
     subscriptions: (live.subscriptions ?? []).map((s) => compact({ eventType: s.eventType, filtersJson: s.filtersJson, isActive: s.isActive })),
   }),
   createActivity: createActivity({
