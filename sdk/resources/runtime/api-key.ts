@@ -260,17 +260,10 @@ export const apiKeySpec = defineResource<ApiKeyState, ApiKeyOutputs, LiveApiKey>
     (news.publicKey !== undefined && !containsUnknown(news.publicKey) && sameHex(olds.publicKey, news.publicKey)) ||
     (olds.userId === news.userId && olds.apiKeyName === news.apiKeyName),
   fetch: (session, id, hint) => fetchApiKey(session, id, hint.userId),
-  flatten: (live, carry) =>
-    compact({
-      apiKeyId: live.apiKeyId,
-      apiKeyName: live.apiKeyName,
-      publicKey: live.publicKey,
-      // Keep a generated private key only while the key on the service is still that pair's.
-      privateKey: carry.privateKey !== undefined && sameHex(carry.publicKey ?? live.publicKey, live.publicKey) ? carry.privateKey : undefined,
-      userId: live.userId,
-      curveType: live.curveType,
-      expirationSeconds: live.expirationSeconds,
-    }),
+  flatten: (live, carry) => ({
+    // Keep a generated private key only while the key on the service is still that pair's.
+    privateKey: carry.privateKey !== undefined && sameHex(carry.publicKey ?? live.publicKey, live.publicKey) ? carry.privateKey : undefined,
+  }),
   readInputs: (outs) =>
     compact({
       userId: outs.userId,

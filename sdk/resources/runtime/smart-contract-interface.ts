@@ -11,7 +11,7 @@ import type { Session } from "./client";
 import { createActivity } from "./earlier-activity";
 import type { ListObjects } from "./listing";
 import type { InputsOf, OutputsOf, ResourceDescription } from "./describe";
-import { defineResource } from "./define";
+import { defineResource, parametersFrom } from "./define";
 import { makeHandler } from "./framework";
 import { collections } from "./shared-reads";
 import { canonicalDocument, compact, containsUnknown, isUnknown } from "./values";
@@ -71,15 +71,12 @@ async function fetchInterface(session: Session, id: string): Promise<LiveInterfa
   return smartContractInterfaces.find((i) => i.smartContractInterfaceId === id);
 }
 
-/** The create_smart_contract_interface parameters of `inputs` (the type in its wire form). */
+/** The create_smart_contract_interface parameters of `inputs`: its inputs of the same names, the type in its wire form. */
 function createParameters(inputs: SmartContractInterfaceState) {
-  return compact({
-    smartContractAddress: inputs.smartContractAddress,
-    smartContractInterface: inputs.smartContractInterface,
+  return {
+    ...parametersFrom(operations.createSmartContractInterface.parameters, inputs),
     type: `${WIRE_PREFIX}${inputs.type}` as "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM" | "SMART_CONTRACT_INTERFACE_TYPE_SOLANA",
-    label: inputs.label,
-    notes: inputs.notes,
-  });
+  };
 }
 
 /** Every contract interface of the organization. */
@@ -187,11 +184,8 @@ export const smartContractInterfaceSpec = defineResource<SmartContractInterfaceS
   deleteBeforeReplace: (olds, news) => sameAddress(olds.smartContractAddress, news.smartContractAddress) && shortType(olds.type) === shortType(news.type),
   fetch: (session, id) => fetchInterface(session, id),
   flatten: (live) => ({
-    smartContractInterfaceId: live.smartContractInterfaceId,
-    smartContractAddress: live.smartContractAddress,
     smartContractInterface: canonicalInterface(live.smartContractInterface) as string,
     type: shortType(live.type) as SmartContractInterfaceOutputs["type"],
-    label: live.label,
     // The service's "" means none: leaving it out keeps state to what was set.
     notes: live.notes || undefined,
   }),
