@@ -93,4 +93,14 @@ describe("README per-resource examples", () => {
     }
     expect([...ts.matchAll(/new keyform\.(\w+)\("([^"]+)"/g)].map((m) => `${m[1]} ${m[2]}`)).toEqual(example.map((r) => `${r.className} ${r.name}`));
   });
+
+  it("an example's reference to a name no example declares, or a last object of another class, is an error naming it", () => {
+    const kinds = registeredSpecs().map((spec) => ({ kind: spec.kind, describe: spec.describe }));
+    const widget = (example: unknown) => ({ kind: "Widget", describe: { ...specOf("UserTag").describe, example } as never });
+    expect(() => exampleProgram("Widget", [...kinds, widget({ name: "w", inputs: { userIds: ["${nobody.userId}"] } })])).toThrow(/Widget: its example refers to nobody/);
+    expect(() => exampleProgram("Widget", [...kinds, widget([{ kind: "User", name: "u", inputs: {} }])])).toThrow(/must be a Widget, not a User/);
+    // A reference to another kind's own object declares that object (and what it refers to) first, once.
+    const program = exampleProgram("Widget", [...kinds, widget({ name: "w", inputs: { a: "${invite-carol.invitationId}", b: "${alice.userId}" } })]);
+    expect(program.map((r) => `${r.className} ${r.name}`)).toEqual(["User alice", "UserTag admins", "Invitation invite-carol", "Widget w"]);
+  });
 });
