@@ -28,6 +28,9 @@ import { compiledExpression } from "../compile";
 import { conditionMayMatchFacts } from "../coverage";
 import { classes, collectLiterals, genericSlotsNeeded, typeSignature, typeUniverse } from "./universe";
 import { camelCaseKey, requiredParameters } from "./witness";
+import { withSolver, z3Context } from "./runtime";
+
+export { solverMemory, withSolver, z3Context } from "./runtime";
 
 /** A user of the organization, as the diff labels principals. */
 export interface DiffUser {
@@ -89,15 +92,6 @@ export interface DiffOptions {
   readonly literals?: readonly string[];
   /** Evaluation time of witnesses that read no time (epoch ms; default now). */
   readonly nowMs?: number;
-}
-
-let z3: Promise<Z3Context> | undefined;
-
-/** The Z3 context (the WebAssembly build loads once per process; later calls reuse it). */
-export async function z3Context(): Promise<Z3Context> {
-  // Loaded on first use: importing the policy API must not load the solver.
-  z3 ??= import("z3-solver").then(({ init }) => init()).then(({ Context }) => Context("main"));
-  return z3;
 }
 
 type Model = { eval(e: never, complete?: boolean): { toString(): string } };
@@ -304,7 +298,12 @@ function cellOf(space: RequestSpace, model: Model, wallets: readonly string[], k
  * same decision on both (the same formula), so it changes nothing and needs no solver; every
  * other group gets a space of its own with only those policies, so each check is small.
  */
-export async function diffPolicies(before: readonly PolicyRecord[], after: readonly PolicyRecord[], options: DiffOptions = {}): Promise<AccessDiff> {
+export function diffPolicies(before: readonly PolicyRecord[], after: readonly PolicyRecord[], options: DiffOptions = {}): Promise<AccessDiff> {
+  // The solver's objects of the whole diff are freed when it ends (the result is plain data).
+  return withSolver(() => searchChanges(before, after, options));
+}
+
+async function searchChanges(before: readonly PolicyRecord[], after: readonly PolicyRecord[], options: DiffOptions): Promise<AccessDiff> {
   const { groups, typeCount } = relevanceGroups([before, after], options.literals);
   const orgUsers = (options.users ?? []).filter((u) => !u.root);
   const labels = new UserLabels(orgUsers, [...before, ...after]);
@@ -346,7 +345,8 @@ export async function diffPolicies(before: readonly PolicyRecord[], after: reado
         break;
       }
       if (verdict !== "sat") break;
-      const model = solver.model() as unknown as Model;
+      const found = solver.model();
+      const model = found as unknown as Model;
       const direction = model.eval(gains as never, true).toString() === "true" ? "gains" : "loses";
       const how = model.eval(alone as never, true).toString() === "true" ? "alone" : "with approvers";
       const cell = proof.cell(model);
@@ -368,7 +368,10 @@ export async function diffPolicies(before: readonly PolicyRecord[], after: reado
         after: first.a.outcome,
         confirmed: first.confirmed,
       });
+      // Freed now rather than with the diff: a long search makes many models.
+      found.release();
     }
+    solver.release();
     for (const clause of proof.notProved) if (!notProved.some((n) => n.clause === clause.clause && n.reason === clause.reason)) notProved.push(clause);
   }
   if (replayFailures > 0) notProved.push({ clause: "(witnesses)", reason: `${replayFailures} witness${replayFailures === 1 ? "" : "es"} did not replay through the evaluator: a failure of the diff` });

@@ -17,6 +17,7 @@
 import type { PolicyRecord } from "../engine";
 import { simulate, type SimulatedActivity } from "../simulate";
 import { buildProof, classesAmong, relevanceGroups, type DiffUser, type Proof } from "./diff";
+import { withSolver } from "./runtime";
 import type { OpaqueClause, Z3Bool, Z3Int } from "./encode";
 
 type Model = Parameters<Proof["witness"]>[0];
@@ -67,7 +68,11 @@ function submitterIs(proof: Proof, principal: Principal): Z3Bool {
  * given) under `policies`, alone and with approvers. Asked per group of the kind's types that the
  * same policies may apply to, each over those policies only.
  */
-export async function canQuery(policies: readonly PolicyRecord[], principal: Principal, kind: string, target?: string): Promise<CanResult> {
+export function canQuery(policies: readonly PolicyRecord[], principal: Principal, kind: string, target?: string): Promise<CanResult> {
+  return withSolver(() => askCan(policies, principal, kind, target));
+}
+
+async function askCan(policies: readonly PolicyRecord[], principal: Principal, kind: string, target?: string): Promise<CanResult> {
   const literals = [kind, ...(target !== undefined ? [target] : [])];
   const { groups, typeCount } = relevanceGroups([policies], literals);
   const notProved: OpaqueClause[] = [];
@@ -99,11 +104,14 @@ export async function canQuery(policies: readonly PolicyRecord[], principal: Pri
       solver.add(wellFormed, allowed, who, targeted, how === "alone" ? space.alone() : z.Bool.val(true));
       const verdict = await solver.check();
       if (verdict === "sat") {
-        const witness = proof.witness(solver.model() as unknown as Model);
+        const model = solver.model();
+        const witness = proof.witness(model as unknown as Model);
+        model.release();
         const replayed = simulate(policies, witness).outcome === "OUTCOME_ALLOW";
         if (replayed) found.set(how, { witness, allowed: true, undecided: false });
         else answer.undecided = true;
       } else if (verdict === "unknown") answer.undecided = true;
+      solver.release();
     }
     for (const clause of proof.notProved) if (!notProved.some((n) => n.clause === clause.clause && n.reason === clause.reason)) notProved.push(clause);
   }
@@ -132,7 +140,11 @@ export interface PolicyFinding {
  * same policies may apply to (a policy that cannot apply to a type neither errors there nor
  * takes part in its decisions), so each check is small.
  */
-export async function policyFindings(policies: readonly PolicyRecord[]): Promise<{ findings: PolicyFinding[]; notProved: readonly OpaqueClause[] }> {
+export function policyFindings(policies: readonly PolicyRecord[]): Promise<{ findings: PolicyFinding[]; notProved: readonly OpaqueClause[] }> {
+  return withSolver(() => findingsOf(policies));
+}
+
+async function findingsOf(policies: readonly PolicyRecord[]): Promise<{ findings: PolicyFinding[]; notProved: readonly OpaqueClause[] }> {
   const { groups, typeCount } = relevanceGroups([policies]);
   const notProved: OpaqueClause[] = [];
   const state = policies.map(() => ({ kinds: new Set<string>(), unconfirmed: new Set<string>(), witness: undefined as SimulatedActivity | undefined, errUndecided: false, changes: false, changesUndecided: false }));
@@ -154,19 +166,24 @@ export async function policyFindings(policies: readonly PolicyRecord[]): Promise
         const verdict = await solver.check();
         if (verdict === "unknown") at.errUndecided = true;
         if (verdict !== "sat") break;
-        const model = solver.model() as unknown as Model;
+        const found = solver.model();
+        const model = found as unknown as Model;
         const cell = proof.cell(model);
         const witness = proof.witness(model);
+        found.release();
         const kinds = [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))];
         const replayed = simulate([f.policy], witness).evaluations[0]?.outcome === "OUTCOME_ERROR";
         for (const kind of kinds) (replayed ? at.kinds : at.unconfirmed).add(kind);
         if (replayed) at.witness ??= witness;
         solver.add(space.t.neq(cell.t));
       }
+      solver.release();
       const check = async (...parts: Z3Bool[]) => {
         const one = new z.Solver();
         one.add(wellFormed, ...parts);
-        return one.check();
+        const verdict = await one.check();
+        one.release();
+        return verdict;
       };
       // An ALLOW matters where removing it changes a decision; a DENY where it applies to a request allowed without it.
       const matters = f.policy.effect === "EFFECT_ALLOW" ? await check(all, z.Not(without[i]!)) : await check(f.applies, without[i]!);
