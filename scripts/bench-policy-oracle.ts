@@ -12,8 +12,9 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { pairs: { type: "string", default: process.env.KEYFORM_ORACLE_PAIRS ?? "10000" }, seed: { type: "string", default: "27" } } });
   const pairs = Number(values.pairs);
   const t0 = performance.now();
-  const result = await runOracle(Number(values.seed), pairs, (done) => {
-    if (done % 500 === 0) process.stderr.write(`${done} pairs, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+  // The running count of disagreements, so a run stopped early still says what it found.
+  const result = await runOracle(Number(values.seed), pairs, (done, disagreements) => {
+    if (done % 250 === 0) process.stderr.write(`${done} pairs, ${disagreements} disagreements, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
   });
   for (const d of result.disagreements) process.stdout.write(`DISAGREEMENT: ${d.why}\n  before: ${JSON.stringify(d.before)}\n  after: ${JSON.stringify(d.after)}\n`);
   process.stdout.write(
