@@ -252,17 +252,45 @@ export async function runDiff(
     const roots = await rootUserIds(live());
     users = (await live().listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName, root: roots.has(u.userId) }));
   }
-  const diff: AccessDiff = await diffPolicies(beforePolicies, afterPolicies, users ? { users } : {});
+  const names = before === LIVE || after === LIVE || options.data !== undefined ? await organizationNames(live()) : {};
+  const diff: AccessDiff = await diffPolicies(beforePolicies, afterPolicies, { ...(users ? { users } : {}), names });
   io.out(options.json ? `${JSON.stringify(diff, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2)}\n` : formatAccessDiffText(diff));
   const lockout = await lockoutCheck(beforePolicies, afterPolicies, options.breakGlass);
   if (options.breakGlass !== undefined) {
-    io.out(`lockout: ${lockout.rootQuorum}; break-glass tag ${options.breakGlass}: ${lockout.lost.length > 0 ? `LOSES ${lockout.lost.join(", ")}` : lockout.proved ? "keeps its policy-management access (proved)" : "keeps it as far as found (not proved)"}\n`);
+    io.out(`lockout: ${lockout.rootQuorum}; break-glass tag ${options.breakGlass}: ${lockout.lost.length > 0 ? `LOSES ${lockout.lost.join(", ")}` : lockout.proved ? "keeps its recovery access: policies, tags, users, credentials (proved)" : "keeps it as far as found (not proved)"}\n`);
   }
   if (lockout.lost.length > 0) {
     io.err(`lockout: the break-glass tag ${options.breakGlass} loses ${lockout.lost.join(", ")}\n`);
     return 1;
   }
   return gateExitCode(diff, options.newAccess === false, io);
+}
+
+/**
+ * Names of the organization's tags, wallets and private keys by id, for the table (a wallet is
+ * shown as `Treasury (w-1)`). A list the organization cannot give leaves those ids as they are.
+ */
+async function organizationNames(client: KeyformClient): Promise<Record<string, string>> {
+  const names: Record<string, string> = {};
+  const lists: [() => Promise<unknown[]>, string, string][] = [
+    [async () => (await client.listUserTags()).userTags, "tagId", "tagName"],
+    [async () => (await client.listPrivateKeyTags()).privateKeyTags, "tagId", "tagName"],
+    [async () => (await client.listWallets()).wallets, "walletId", "walletName"],
+    [async () => (await client.listPrivateKeys()).privateKeys, "privateKeyId", "privateKeyName"],
+  ];
+  for (const [list, idField, nameField] of lists) {
+    let items: unknown[];
+    try {
+      items = await list();
+    } catch {
+      continue;
+    }
+    for (const item of items) {
+      const [id, name] = [(item as Record<string, unknown>)[idField], (item as Record<string, unknown>)[nameField]];
+      if (typeof id === "string" && typeof name === "string" && name !== "") names[id] = name;
+    }
+  }
+  return names;
 }
 
 /** The root quorum's users (the table never lists them: the root quorum bypasses policies). */
@@ -321,7 +349,8 @@ export async function runProve(file: string, options: { json?: boolean }, io: Ou
   else {
     for (const f of findings) {
       const witness = f.witness ? `; e.g. ${describeWitness({ witness: f.witness } as never)}` : "";
-      io.out(`${JSON.stringify(f.policyName)}: ${f.property}${f.proved ? "" : " (not proved)"}${witness}\n`);
+      const kinds = f.kinds ? ` on ${f.kinds.length} kind${f.kinds.length === 1 ? "" : "s"}: ${f.kinds.join(", ")}${f.unconfirmedKinds ? `; not confirmed by the evaluator on ${f.unconfirmedKinds.join(", ")}` : ""}` : "";
+      io.out(`${JSON.stringify(f.policyName)}: ${f.property}${kinds}${f.proved ? "" : " (not proved)"}${witness}\n`);
     }
     for (const n of notProved) io.out(`not proved: ${n.clause}: ${n.reason}\n`);
   }
@@ -370,7 +399,7 @@ export function policyCommand(): Command {
     .option("--data <dir>", `the organization of '${LIVE}' and its users: a running emulator's data directory; default: the KEYFORM_* settings`)
     .option("--users <file>", "users as JSON ({id, tags, email, alias} each); default: the organization's users when it is read, else users made up from the ids and tags the policies name")
     .option("--no-new-access", "exit 0 only when no new access is proved; 1 when a user gains access, 2 when not proved")
-    .option("--break-glass <tag>", "a tag that must keep its policy-management access: exit 1 when the change takes it away")
+    .option("--break-glass <tag>", "a tag that must keep its recovery access (policy, tag, user and credential management): exit 1 when the change takes it away")
     .option("--json", "print the changes as JSON")
     .action(async (before: string, after: string, options: Parameters<typeof runDiff>[2]) => {
       process.exitCode = await runDiff(before, after, options);

@@ -87,8 +87,8 @@ function changesOwnCredentials(kind: string, parameters: unknown, caller: Caller
   return userId === undefined || userId === caller.userId;
 }
 
-/** The org's policies as the engine reads them. */
-function policiesOf(store: Store, organizationId: string): PolicyRecord[] {
+/** The org's policies as the engine reads them (the gate's and the dashboard's one reading of the store). */
+export function policiesOf(store: Store, organizationId: string): PolicyRecord[] {
   return store.policies.list(organizationId).map((row: PolicyRow) => ({
     policyId: row.id,
     policyName: row.name,

@@ -108,6 +108,21 @@ const CHAIN_KEYWORDS: Readonly<Record<string, readonly string[]>> = {
   SOL_SEND_TRANSACTION: ["solana"],
 };
 
+/**
+ * The parsed payloads (`eth.tx`, `eth.eip_712`…) a request of a kind may carry: a request
+ * carries one at most, so each is present or absent on its own (reading another one errors).
+ */
+export const CHAIN_PAYLOADS: Readonly<Record<string, readonly string[]>> = {
+  SIGN_TRANSACTION: ["eth.tx", "solana.tx", "tron.tx", "bitcoin.tx", "tempo.tx"],
+  SIGN_RAW_PAYLOAD: ["eth.eip_712", "eth.eip_7702_authorization"],
+  SIGN_RAW_PAYLOADS: ["eth.eip_712", "eth.eip_7702_authorization"],
+  ETH_SEND_TRANSACTION: ["eth.tx"],
+  SOL_SEND_TRANSACTION: ["solana.tx"],
+};
+
+/** Every parsed payload keyword of the language. */
+export const ALL_CHAIN_PAYLOADS: readonly string[] = [...new Set(Object.values(CHAIN_PAYLOADS).flat())].sort();
+
 /** Keywords an activity kind carries whatever its request fields (the docs' examples and notes). */
 const KIND_KEYWORDS: Readonly<Record<string, readonly string[]>> = {
   // Secrets: an export is evaluated per secret, with its static properties.

@@ -86,6 +86,12 @@ export function conditionMayMatch(condition: Expr | undefined, type: string): bo
   return truth(condition, facts({ type, kind })) !== false;
 }
 
+/** Whether a condition may hold for an activity with these facts: false only when they rule it out. */
+export function conditionMayMatchFacts(condition: Expr | undefined, of: { type: string; kind: string; resource: string; action: string }): boolean {
+  if (!condition) return true;
+  return truth(condition, { "activity.type": of.type, "activity.kind": of.kind, "activity.resource": of.resource, "activity.action": of.action }) !== false;
+}
+
 /** The catalog types whose facts do not rule the condition out (every type for no condition). */
 export function matchableTypes(condition: Expr | undefined): ActivityTypeInfo[] {
   const all = [...activityCatalog().values()];

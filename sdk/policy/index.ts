@@ -31,7 +31,7 @@ export { declaredPolicies } from "./declared";
 export { activityCatalog, activityTypeInfo, keywordAvailable, keywordsFor, latestTypeOf, UNIVERSAL_KEYWORDS, type ActivityTypeInfo } from "./catalog";
 export { documentedKinds, documentedParams, kindsWithoutFacts } from "./documented";
 export { lintCoverage, matchableTypes, type PolicyShape } from "./coverage";
-export { diffPolicies, z3Context, type AccessChange, type AccessDiff, type DiffOptions, type DiffUser } from "./smt/diff";
+export { diffPolicies, solverMemory, withSolver, z3Context, type AccessChange, type AccessDiff, type DiffOptions, type DiffUser } from "./smt/diff";
 export { formatAccessDiffMarkdown, formatAccessDiffText } from "./smt/report";
 
 /** A diagnostic of one property of a policy. */

@@ -92,5 +92,15 @@ describe("keyform policy diff", () => {
       expect(same.code).toBe(0);
       expect(same.stdout).toMatch(/^no access changes/);
     });
+
+    it("names the organization's wallets and tags in the table, not their ids", async () => {
+      const { walletId } = await t.client.createWallet({ walletName: "Treasury", accounts: [] });
+      const { userTagId } = await t.client.createUserTag({ userTagName: "signers", userIds: [] });
+      const declared = write("signing.json", [{ policyName: "signers sign", effect: "EFFECT_ALLOW", condition: `activity.kind == 'SIGN_TRANSACTION' && wallet.id == '${walletId}'`, consensus: `approvers.any(u, u.tags.contains('${userTagId}'))` }]);
+      const result = await keyform("policy", "diff", write("none.json", []), declared, "--data", t.dataDir);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`wallet Treasury (${walletId})`);
+      expect(result.stdout).not.toMatch(new RegExp(`· wallet ${walletId}`));
+    });
   });
 });

@@ -238,7 +238,7 @@ export interface OracleResult {
  * Runs `count` seeded pairs: each diff stops at its first change (a change found is checked by
  * replay, a proved "no change" by the exhaustive oracle).
  */
-export async function runOracle(seed: number, count: number, onProgress?: (done: number) => void): Promise<OracleResult> {
+export async function runOracle(seed: number, count: number, onProgress?: (done: number, disagreements: number) => void): Promise<OracleResult> {
   const next = seededRandom(seed);
   const disagreements: OracleResult["disagreements"] = [];
   let proved = 0;
@@ -260,7 +260,7 @@ export async function runOracle(seed: number, count: number, onProgress?: (done:
       const change = diff.changes[0]!;
       if (!change.confirmed && exact) disagreements.push({ before, after, why: `a change whose witness does not replay: ${JSON.stringify(change.witness)}` });
     }
-    onProgress?.(i + 1);
+    onProgress?.(i + 1, disagreements.length);
   }
   return { pairs: count, proved, provedNoChange, changes, disagreements };
 }

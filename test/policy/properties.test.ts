@@ -4,7 +4,7 @@
  * and a break-glass tag's lockout.
  */
 import { describe, expect, it } from "vitest";
-import { simulate, type PolicyRecord } from "../../sdk/policy";
+import { activityCatalog, simulate, type PolicyRecord } from "../../sdk/policy";
 import { canQuery, lockoutCheck, policyFindings } from "../../sdk/policy/smt/properties";
 
 const allow = (policyId: string, condition: string, consensus = ""): PolicyRecord => ({ policyId, policyName: policyId, effect: "EFFECT_ALLOW", condition, consensus });
@@ -39,10 +39,37 @@ describe("policy properties", () => {
     expect(findings.some((f) => f.policyId === "policies" && f.property === "redundant")).toBe(false);
   });
 
+  it("may-error lists every activity kind where the policy errors, complete and each replayed", async () => {
+    const unscoped = deny("unscoped", "activity.params.hash_function == 'HASH_FUNCTION_NO_OP'");
+    const scoped = allow("scoped", "activity.kind == 'CREATE_USERS'", "approvers.any(u, u.tags.contains('tag-ops'))");
+    const { findings, notProved } = await policyFindings([unscoped, scoped]);
+    expect(notProved).toEqual([]);
+    const errs = findings.find((f) => f.policyId === "unscoped" && f.property === "may-error")!;
+    expect(errs.proved).toBe(true);
+    // Types without the field error; so may a later version of a type that has it (its params are unknown).
+    expect(errs.kinds).toEqual(expect.arrayContaining(["CREATE_USERS", "DELETE_POLICY", "CREATE_WALLET", "SIGN_RAW_PAYLOAD"]));
+    expect(errs.kinds!.length).toBeGreaterThan(20);
+    expect(findings.find((f) => f.policyId === "scoped")!.property).toBe("never-errors");
+    // Each kind listed errors on some request of that kind.
+    const typeOf = (kind: string) => [...activityCatalog().values()].find((entry) => entry.kind === kind)?.type;
+    const onUsers = simulate([unscoped], { type: typeOf("CREATE_USERS")!, parameters: {}, approvers: [{ id: "u-1", tags: [] }] });
+    expect(onUsers.evaluations[0]!.outcome).toBe("OUTCOME_ERROR");
+  });
+
   it("lockout: raising the threshold out of reach of no one keeps access; removing the policy ALLOW loses it for the break-glass tag", async () => {
     const kept = await lockoutCheck(policies, [policies[0]!, { ...policies[1]!, consensus: "approvers.filter(u, u.tags.contains('tag-sec')).count() >= 5" }], "tag-sec", ["CREATE_POLICY"]);
     expect(kept.lost).toEqual([]);
     const lost = await lockoutCheck(policies, [policies[0]!], "tag-sec", ["CREATE_POLICY"]);
     expect(lost.lost).toEqual(["CREATE_POLICY"]);
+  });
+
+  it("lockout covers what recovery needs beyond the policies: putting a user in a tag", async () => {
+    const tagging = allow("tagging", "activity.resource == 'USER' && activity.action == 'UPDATE'", "approvers.any(u, u.tags.contains('tag-sec'))");
+    const result = await lockoutCheck([...policies, tagging], policies, "tag-sec");
+    expect(result.lost).toEqual(expect.arrayContaining(["UPDATE_USER_TAG", "UPDATE_USER"]));
+    expect(result.lost).not.toContain("CREATE_POLICY");
+    expect(result.proved).toBe(true);
+    const kept = await lockoutCheck([...policies, tagging], [...policies, tagging], "tag-sec");
+    expect(kept.lost).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@
  * Outside the prover's model, shown as such: the root quorum (it bypasses policies), and the
  * changes users may make to their own credentials without a policy.
  */
+import { policiesOf } from "../policy-gate";
 import { activityCatalog, diffPolicies, ROOT_QUORUM_ONLY_KINDS, type AccessDiff, type PolicyRecord } from "keyform/policy";
 import { rootQuorumOf } from "../consensus";
 import type { Store } from "../store";
@@ -46,14 +47,7 @@ export class AccessMatrixCache {
 
   matrixOf(store: Store, organizationId: string): Promise<AccessMatrix> | undefined {
     if (!store.organizations.get(organizationId)) return undefined;
-    const policies: PolicyRecord[] = store.policies.list(organizationId).map((row) => ({
-      policyId: row.id,
-      policyName: row.name,
-      effect: row.effect,
-      condition: row.condition,
-      consensus: row.consensus,
-      time: row.time,
-    }));
+    const policies: PolicyRecord[] = policiesOf(store, organizationId);
     const users = store.users.list(organizationId).map((row) => ({ id: row.id, name: row.name, email: row.email ?? "", tags: store.users.tagIds(row.id) }));
     const quorum = rootQuorumOf(store, organizationId);
     const key = JSON.stringify([policies, users, quorum]);

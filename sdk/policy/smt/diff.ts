@@ -20,11 +20,17 @@
  * of them errors (an error is no match). Own-credential changes allowed without a policy are not
  * modelled (the same on both sides unless a DENY on them changes).
  */
+import type { Expr } from "../ast";
 import type { PolicyRecord } from "../engine";
 import { simulate, type SimulatedActivity, type SimulatedUser } from "../simulate";
-import { Encoder, RequestSpace, RESERVED_CODE, type OpaqueClause, type TypeSlot, type Z3Bool, type Z3Context } from "./encode";
+import { Encoder, payloadOf, RequestSpace, RESERVED_CODE, type OpaqueClause, type TypeSlot, type Z3Bool, type Z3Context } from "./encode";
+import { compiledExpression } from "../compile";
+import { conditionMayMatchFacts } from "../coverage";
 import { classes, collectLiterals, genericSlotsNeeded, typeSignature, typeUniverse } from "./universe";
 import { camelCaseKey, requiredParameters } from "./witness";
+import { withSolver, z3Context } from "./runtime";
+
+export { solverMemory, withSolver, z3Context } from "./runtime";
 
 /** A user of the organization, as the diff labels principals. */
 export interface DiffUser {
@@ -48,7 +54,7 @@ export interface AccessChange {
   readonly users: readonly string[];
   /** Every activity kind the change applies to. */
   readonly kinds: readonly string[];
-  /** `wallet w-1`, `private key pk-1`, `another wallet`, `another private key` or undefined (no signing target involved). */
+  /** `wallet w-1` (`wallet Treasury (w-1)` when named), `private key pk-1`, `another wallet`, `another private key` or undefined (no signing target involved). */
   readonly target?: string;
   /** A concrete activity that is decided differently. */
   readonly witness: SimulatedActivity;
@@ -88,15 +94,6 @@ export interface DiffOptions {
   readonly nowMs?: number;
 }
 
-let z3: Promise<Z3Context> | undefined;
-
-/** The Z3 context (the WebAssembly build loads once per process; later calls reuse it). */
-export async function z3Context(): Promise<Z3Context> {
-  // Loaded on first use: importing the policy API must not load the solver.
-  z3 ??= import("z3-solver").then(({ init }) => init()).then(({ Context }) => Context("main"));
-  return z3;
-}
-
 type Model = { eval(e: never, complete?: boolean): { toString(): string } };
 
 /** A user's display name: alias, else email, else id. */
@@ -123,14 +120,101 @@ export interface Proof {
   cell(model: Model): { formula: Z3Bool; t: number; targetLabel?: string };
 }
 
-/** Builds the request space of `policySets` (all sets a question compares). */
-export async function buildProof(policySets: readonly (readonly PolicyRecord[])[], options: DiffOptions = {}): Promise<Proof> {
+/** The activity-type classes of a question: the type universe of its policies, grouped by what they can tell apart. */
+export interface TypeClasses {
+  readonly classes: readonly (readonly TypeSlot[])[];
+  /** Activity types in the universe (every class's members). */
+  readonly typeCount: number;
+}
+
+/** The type classes of `policySets` (all sets a question compares), with `literals` (a kind, a target id) told apart too. */
+export function typeClassesOf(policySets: readonly (readonly PolicyRecord[])[], literals: readonly string[] = []): TypeClasses {
+  const found = collectLiterals(policySets.flat());
+  for (const literal of literals) found.strings.add(literal);
+  const allTypes = typeUniverse(found);
+  return { classes: classes(allTypes, (slot) => typeSignature(slot, found)), typeCount: allTypes.length };
+}
+
+/**
+ * Whether `policy` may apply to some activity of `group`: false only when its condition is ruled
+ * out by the type, kind, resource and action of every type of the group (it then never applies
+ * there, so it cannot take part in a decision on the group). A condition that does not compile
+ * is kept: it is encoded as an error.
+ */
+export function mayApplyTo(policy: PolicyRecord, group: readonly TypeSlot[]): boolean {
+  const condition = conditionOf(policy);
+  if (!condition) return true;
+  return group.some((slot) => conditionMayMatchFacts(condition, slot));
+}
+
+const conditions = new WeakMap<PolicyRecord, Expr | undefined>();
+
+/** A policy's compiled condition (asked once per policy and type): undefined when empty or not compiling. */
+function conditionOf(policy: PolicyRecord): Expr | undefined {
+  if (conditions.has(policy)) return conditions.get(policy);
+  const text = policy.condition;
+  const condition = text === undefined || text === null || text.trim() === "" ? undefined : compiledExpression("condition", text).expr;
+  conditions.set(policy, condition);
+  return condition;
+}
+
+/** A policy as the encoder reads it: two policies with one key have one formula. */
+const encodingKey = (policy: PolicyRecord) =>
+  [policy.effect, ...(["condition", "consensus", "time"] as const).map((kind) => (policy[kind]?.trim() ? policy[kind] : ""))].join("\u0000");
+
+/** Whether two policy sets encode to the same decision: the same set of encoded policies. */
+export function sameDecision(a: readonly PolicyRecord[], b: readonly PolicyRecord[]): boolean {
+  const [ka, kb] = [new Set(a.map(encodingKey)), new Set(b.map(encodingKey))];
+  return ka.size === kb.size && [...ka].every((k) => kb.has(k));
+}
+
+/** Activity types that the same policies of each side may apply to, with those policies. */
+export interface RelevanceGroup {
+  readonly types: readonly TypeSlot[];
+  /** Per policy set, the policies that may apply to these types. */
+  readonly policySets: readonly (readonly PolicyRecord[])[];
+}
+
+/**
+ * Splits the type universe of `policySets` by which policies may apply (see {@link mayApplyTo}):
+ * a policy that cannot apply to a type takes no part in any decision on it, so each group is a
+ * question of its own over fewer policies.
+ */
+export function relevanceGroups(policySets: readonly (readonly PolicyRecord[])[], literals: readonly string[] = []): { groups: RelevanceGroup[]; typeCount: number } {
+  const found = collectLiterals(policySets.flat());
+  for (const literal of literals) found.strings.add(literal);
+  const types = typeUniverse(found);
+  const groups = new Map<string, { types: TypeSlot[]; policySets: PolicyRecord[][] }>();
+  const index = new Map(policySets.flat().map((policy, i) => [policy, i]));
+  for (const slot of types) {
+    const sets = policySets.map((set) => set.filter((policy) => mayApplyTo(policy, [slot])));
+    const key = sets.map((set) => set.map((p) => index.get(p)).join(",")).join("|");
+    const group = groups.get(key);
+    if (group) group.types.push(slot);
+    else groups.set(key, { types: [slot], policySets: sets });
+  }
+  return { groups: [...groups.values()], typeCount: types.length };
+}
+
+/** The type classes of `types` as the given policies tell them apart. */
+export function classesAmong(types: readonly TypeSlot[], policies: readonly PolicyRecord[], literals: readonly string[] = []): (readonly TypeSlot[])[] {
+  const found = collectLiterals(policies);
+  for (const literal of literals) found.strings.add(literal);
+  return classes(types, (slot) => typeSignature(slot, found));
+}
+
+/**
+ * Builds the request space of `policySets` (all sets a question compares). With `only`, the
+ * space ranges over those type classes alone (the caller passes the policies that may apply
+ * to them), which keeps each solver check small.
+ */
+export async function buildProof(policySets: readonly (readonly PolicyRecord[])[], options: DiffOptions = {}, only?: TypeClasses): Promise<Proof> {
   const z = await z3Context();
   const all = policySets.flat();
   const literals = collectLiterals(all);
   for (const literal of options.literals ?? []) literals.strings.add(literal);
-  const allTypes = typeUniverse(literals);
-  const typeClasses = classes(allTypes, (slot) => typeSignature(slot, literals));
+  const universe = only ?? typeClassesOf(policySets, options.literals);
+  const typeClasses = universe.classes;
   const notProved: OpaqueClause[] = [];
   // Generic approvers: the largest bound any type class needs, capped.
   const cap = options.maxGenericApprovers ?? 12;
@@ -169,7 +253,7 @@ export async function buildProof(policySets: readonly (readonly PolicyRecord[])[
     z,
     space,
     typeClasses,
-    typeCount: allTypes.length,
+    typeCount: universe.typeCount,
     wallets,
     privateKeys,
     notProved,
@@ -182,12 +266,12 @@ export async function buildProof(policySets: readonly (readonly PolicyRecord[])[
       return formula;
     },
     witness: (model) => witnessOf(space, model, nowMs),
-    cell: (model) => cellOf(space, model, wallets, privateKeys),
+    cell: (model) => cellOf(space, model, wallets, privateKeys, options.names),
   };
 }
 
 /** The type class and signing target of a model, as a formula that blocks it. */
-function cellOf(space: RequestSpace, model: Model, wallets: readonly string[], keys: readonly string[]): { formula: Z3Bool; t: number; targetLabel?: string } {
+function cellOf(space: RequestSpace, model: Model, wallets: readonly string[], keys: readonly string[], names: Readonly<Record<string, string>> = {}): { formula: Z3Bool; t: number; targetLabel?: string } {
   const z = space.z;
   const num = (e: unknown) => BigInt(model.eval(e as never, true).toString().replace(/[()\s]/g, ""));
   const t = Number(num(space.t));
@@ -203,85 +287,155 @@ function cellOf(space: RequestSpace, model: Model, wallets: readonly string[], k
     const id = space.literalOf(num(variable));
     const isNamed = id !== undefined && named.includes(id);
     formula = z.And(formula, isNamed ? variable.eq(space.code(id)) : z.And(z.Bool.val(true), ...named.map((w) => variable.neq(space.code(w)))));
-    targetLabel = isNamed ? `${noun} ${id}` : `another ${noun}`;
+    targetLabel = isNamed ? `${noun} ${names[id] !== undefined && names[id] !== id ? `${names[id]} (${id})` : id}` : `another ${noun}`;
   }
   return { formula, t, targetLabel };
 }
 
-/** Runs the change search over two policy sets. */
-export async function diffPolicies(before: readonly PolicyRecord[], after: readonly PolicyRecord[], options: DiffOptions = {}): Promise<AccessDiff> {
-  const proof = await buildProof([before, after], options);
-  const { z, space } = proof;
-  const allowedBefore = proof.decision(before);
-  const allowedAfter = proof.decision(after);
-  const wellFormed = proof.wellFormed();
-  const orgUsers = (options.users ?? []).filter((u) => !u.root);
+/**
+ * Runs the change search over two policy sets, one relevance group at a time (types the same
+ * policies may apply to): a group whose applicable policies are the same on both sides has the
+ * same decision on both (the same formula), so it changes nothing and needs no solver; every
+ * other group gets a space of its own with only those policies, so each check is small.
+ */
+export function diffPolicies(before: readonly PolicyRecord[], after: readonly PolicyRecord[], options: DiffOptions = {}): Promise<AccessDiff> {
+  // The solver's objects of the whole diff are freed when it ends (the result is plain data).
+  return withSolver(() => searchChanges(before, after, options));
+}
 
+async function searchChanges(before: readonly PolicyRecord[], after: readonly PolicyRecord[], options: DiffOptions): Promise<AccessDiff> {
+  const { groups, typeCount } = relevanceGroups([before, after], options.literals);
+  const orgUsers = (options.users ?? []).filter((u) => !u.root);
+  const labels = new UserLabels(orgUsers, [...before, ...after]);
   const changes: AccessChange[] = [];
+  const notProved: OpaqueClause[] = [];
   const maxChanges = options.maxChanges ?? 500;
   let truncated = false;
   let replayFailures = 0;
-  // One solver for every change (each check has a fixed cost): a model is a change, blocked by
-  // its type class, target, direction and whether the submitter acts alone; unsat ends the search.
-  const gains = z.And(z.Not(allowedBefore), allowedAfter);
-  const loses = z.And(allowedBefore, z.Not(allowedAfter));
-  const alone = space.alone();
-  const solver = new z.Solver();
-  solver.add(wellFormed, z.Or(gains, loses));
-  for (;;) {
-    if (changes.length >= maxChanges) {
-      truncated = true;
-      break;
+  const replay = (b4: readonly PolicyRecord[], af: readonly PolicyRecord[], activity: SimulatedActivity, direction: "gains" | "loses") => {
+    const [b, a] = [simulate(b4, activity), simulate(af, activity)];
+    const [allowedB, allowedA] = [b.outcome === "OUTCOME_ALLOW", a.outcome === "OUTCOME_ALLOW"];
+    return { b, a, confirmed: direction === "gains" ? !allowedB && allowedA : allowedB && !allowedA };
+  };
+  for (const group of groups) {
+    if (truncated) break;
+    const [relevantBefore, relevantAfter] = group.policySets as [readonly PolicyRecord[], readonly PolicyRecord[]];
+    if (sameDecision(relevantBefore, relevantAfter)) continue;
+    const typeClasses = classesAmong(group.types, [...relevantBefore, ...relevantAfter], options.literals);
+    const proof = await buildProof([relevantBefore, relevantAfter], options, { classes: typeClasses, typeCount });
+    const { z, space } = proof;
+    const allowedBefore = proof.decision(relevantBefore);
+    const allowedAfter = proof.decision(relevantAfter);
+    const wellFormed = proof.wellFormed();
+    // One solver per group (each check has a fixed cost): a model is a change, blocked by its
+    // type class, target, direction and whether the submitter acts alone; unsat ends the group.
+    const gains = z.And(z.Not(allowedBefore), allowedAfter);
+    const loses = z.And(allowedBefore, z.Not(allowedAfter));
+    const alone = space.alone();
+    const solver = new z.Solver();
+    solver.add(wellFormed, z.Or(gains, loses));
+    for (;;) {
+      if (changes.length >= maxChanges) {
+        truncated = true;
+        break;
+      }
+      const verdict = await solver.check();
+      if (verdict === "unknown") {
+        proof.notProved.push({ clause: "(search)", reason: "the solver gave up" });
+        break;
+      }
+      if (verdict !== "sat") break;
+      const found = solver.model();
+      const model = found as unknown as Model;
+      const direction = model.eval(gains as never, true).toString() === "true" ? "gains" : "loses";
+      const how = model.eval(alone as never, true).toString() === "true" ? "alone" : "with approvers";
+      const cell = proof.cell(model);
+      const witness = proof.witness(model);
+      // The witness replays against the whole sets: this also checks that the policies left out could not apply.
+      const first = replay(before, after, witness, direction);
+      if (!first.confirmed) replayFailures++;
+      // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
+      const users = labels.replaying(witness, how, (activity) => replay(relevantBefore, relevantAfter, activity, direction).confirmed);
+      solver.add(z.Not(z.And(cell.formula, direction === "gains" ? gains : loses, how === "alone" ? alone : z.Not(alone))));
+      changes.push({
+        direction,
+        how,
+        users: orgUsers.length > 0 ? users : [describeUser(witness.approvers![0]!, new Set(space.namedIds), options.names)],
+        kinds: [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))],
+        ...(cell.targetLabel ? { target: cell.targetLabel } : {}),
+        witness,
+        before: first.b.outcome,
+        after: first.a.outcome,
+        confirmed: first.confirmed,
+      });
+      // Freed now rather than with the diff: a long search makes many models.
+      found.release();
     }
-    const verdict = await solver.check();
-    if (verdict === "unknown") {
-      proof.notProved.push({ clause: "(search)", reason: "the solver gave up" });
-      break;
-    }
-    if (verdict !== "sat") break;
-    const model = solver.model() as unknown as Model;
-    const direction = model.eval(gains as never, true).toString() === "true" ? "gains" : "loses";
-    const how = model.eval(alone as never, true).toString() === "true" ? "alone" : "with approvers";
-    const cell = proof.cell(model);
-    const witness = proof.witness(model);
-    const replay = (activity: SimulatedActivity) => {
-      const [b, a] = [simulate(before, activity), simulate(after, activity)];
-      const [allowedB, allowedA] = [b.outcome === "OUTCOME_ALLOW", a.outcome === "OUTCOME_ALLOW"];
-      return { b, a, confirmed: direction === "gains" ? !allowedB && allowedA : allowedB && !allowedA };
-    };
-    const first = replay(witness);
-    if (!first.confirmed) replayFailures++;
-    // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
-    const users = orgUsers
-      .filter((u) => {
-        const approvers: SimulatedUser[] = [{ id: u.id, tags: u.tags ?? [], email: u.email ?? "", alias: u.alias ?? "" }, ...(how === "alone" ? [] : (witness.approvers ?? []).filter((o) => o.id !== u.id))];
-        return replay({ ...witness, approvers }).confirmed;
-      })
-      .map(nameOf);
-    solver.add(z.Not(z.And(cell.formula, direction === "gains" ? gains : loses, how === "alone" ? alone : z.Not(alone))));
-    changes.push({
-      direction,
-      how,
-      users: orgUsers.length > 0 ? users : [describeUser(witness.approvers![0]!, new Set(space.namedIds), options.names)],
-      kinds: [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))],
-      ...(cell.targetLabel ? { target: cell.targetLabel } : {}),
-      witness,
-      before: first.b.outcome,
-      after: first.a.outcome,
-      confirmed: first.confirmed,
-    });
+    solver.release();
+    for (const clause of proof.notProved) if (!notProved.some((n) => n.clause === clause.clause && n.reason === clause.reason)) notProved.push(clause);
   }
-  const notProved = [...proof.notProved];
   if (replayFailures > 0) notProved.push({ clause: "(witnesses)", reason: `${replayFailures} witness${replayFailures === 1 ? "" : "es"} did not replay through the evaluator: a failure of the diff` });
+  const namedIds = collectLiterals([...before, ...after]).userIds.size;
   return {
     proved: notProved.length === 0 && !truncated,
     changes,
     notProved,
-    principals: `any user with any tags (${space.namedIds.length} named by id, ${space.genericSlots} other kinds of approvers per request, any number of each)${orgUsers.length > 0 ? `; ${orgUsers.length} users of the organization label the table` : ""}`,
+    principals: `any user with any tags (${namedIds} named by id, any other user with any tags as submitter or approver, any number of each)${orgUsers.length > 0 ? `; ${orgUsers.length} users of the organization label the table` : ""}`,
     userCount: orgUsers.length,
-    typeCount: proof.typeCount,
+    typeCount,
     truncated,
   };
+}
+
+/**
+ * The organization's users, grouped so that a question is asked once per group: users whose
+ * id, email and alias appear in no policy and in no witness are told apart by the evaluator
+ * only through their tags and how their own strings compare with one another (any other
+ * comparison of a user's strings is with a literal or a request value), so users alike in those
+ * answer alike.
+ */
+class UserLabels {
+  private readonly literals: ReadonlySet<string>;
+
+  constructor(
+    private readonly users: readonly DiffUser[],
+    policies: readonly PolicyRecord[],
+  ) {
+    this.literals = collectLiterals(policies).strings;
+  }
+
+  /** Names of the users for whom `confirmed` holds of the witness submitted by them. */
+  replaying(witness: SimulatedActivity, how: "alone" | "with approvers", confirmed: (activity: SimulatedActivity) => boolean): string[] {
+    const inWitness = new Set<string>();
+    collectStrings(witness, inWitness);
+    const answers = new Map<string, boolean>();
+    return this.users
+      .filter((u) => {
+        const own = [u.id, u.email ?? "", u.alias ?? ""].some((text) => text !== "" && (this.literals.has(text) || inWitness.has(text)));
+        // Beyond tags, only how a user's own strings compare with one another (or with "") shows.
+        const [email, alias] = [u.email ?? "", u.alias ?? ""];
+        const shape = [u.id === email, u.id === alias, email === alias, email === "", alias === ""].map(Number).join("");
+        const key = own ? `user\u0000${u.id}` : `tags\u0000${shape}\u0000${[...(u.tags ?? [])].sort().join("\u0000")}`;
+        let answer = answers.get(key);
+        if (answer === undefined) {
+          const approvers: SimulatedUser[] = [{ id: u.id, tags: u.tags ?? [], email: u.email ?? "", alias: u.alias ?? "" }, ...(how === "alone" ? [] : (witness.approvers ?? []).filter((o) => o.id !== u.id))];
+          answers.set(key, (answer = confirmed({ ...witness, approvers })));
+        }
+        return answer;
+      })
+      .map(nameOf);
+  }
+}
+
+/** Every string inside a value (keys and values). */
+function collectStrings(value: unknown, into: Set<string>): void {
+  if (typeof value === "string") into.add(value);
+  else if (Array.isArray(value)) for (const item of value) collectStrings(item, into);
+  else if (value && typeof value === "object")
+    for (const [key, item] of Object.entries(value)) {
+      into.add(key);
+      collectStrings(item, into);
+    }
 }
 
 /** "a user tagged tag-sec" for a made-up witness user. */
@@ -351,7 +505,16 @@ function witnessOf(space: RequestSpace, model: Model, defaultNow: number): Simul
   if (target === 1 && has("wallet")) keywords.wallet = { id: targetText("str:wallet.id", "another-wallet"), imported: false, exported: false, label: "" };
   if (target === 1 && has("wallet_account")) keywords.wallet_account = { address: targetText("str:wallet_account.address", "another-address") };
   if (target === 2) keywords.private_key = { id: targetText("str:private_key.id", "another-private-key"), tags: [], imported: false, exported: false, label: "" };
-  for (const [chain, present] of space.chainPresent) if (read(present) === "true") keywords[chain] = {};
+  for (const [payload, present] of space.chainPresent) {
+    if (read(present) !== "true") continue;
+    const [chain, field] = payload.split(".") as [string, string];
+    keywords[chain] = { ...((keywords[chain] as object | undefined) ?? {}), [field]: {} };
+  }
+  // A chain value is part of the request only when its payload is (the model's value of another is unused).
+  const carried = (path: string) => {
+    const payload = payloadOf(path);
+    return payload === undefined || read(space.chainPresent.get(payload)!) === "true";
+  };
   let now = Math.floor(defaultNow / 1000) * 1000;
   const sampled = requiredParameters(slot.type);
   for (const [key, variable] of space.variables()) {
@@ -385,7 +548,7 @@ function witnessOf(space: RequestSpace, model: Model, defaultNow: number): Simul
       const field = rest[1]!;
       const present = slot.params?.[field] === true || ((slot.params === undefined || slot.params[field] === false) && read(space.boolVar(`has:activity.params.${field}`)) === "true");
       if (present) setPath(params, rest.slice(1), converted);
-    } else if (root !== undefined && root in keywords) {
+    } else if (root !== undefined && root in keywords && carried(path)) {
       setPath(keywords, [root, ...rest], converted);
     }
   }
@@ -400,10 +563,16 @@ function witnessOf(space: RequestSpace, model: Model, defaultNow: number): Simul
       const field = rest[1]!;
       const present = slot.params?.[field] === true || ((slot.params === undefined || slot.params[field] === false) && read(space.boolVar(`has:activity.params.${field}`)) === "true");
       if (present) setPath(params, rest.slice(1), value);
-    } else if (root !== undefined && root in keywords) setPath(keywords, [root, ...rest], value);
+    } else if (root !== undefined && root in keywords && carried(path)) setPath(keywords, [root, ...rest], value);
   }
   if (space.nowRead) now = Number(num(space.now));
-  for (const chain of space.chainPresent.keys()) if (keywords[chain] && Object.keys(keywords[chain] as object).length === 0) delete keywords[chain];
+  // A payload the policies read nothing of is left out.
+  for (const payload of space.chainPresent.keys()) {
+    const [chain, field] = payload.split(".") as [string, string];
+    const held = keywords[chain] as Record<string, unknown> | undefined;
+    if (held && typeof held[field] === "object" && held[field] !== null && Object.keys(held[field] as object).length === 0) delete held[field];
+    if (held && Object.keys(held).length === 0) delete keywords[chain];
+  }
   // Every required parameter of the type, then what the policies read (camelCase, as a client sends it).
   const parameters: Record<string, unknown> = { ...requiredParameters(slot.type) };
   const targetId = (keywords.wallet_account as { address?: string } | undefined)?.address ?? (keywords.wallet as { id?: string } | undefined)?.id ?? (keywords.private_key as { id?: string } | undefined)?.id;

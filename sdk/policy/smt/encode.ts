@@ -29,6 +29,7 @@ import type { Arith, Bool, Context } from "z3-solver";
 import { printExpr, type Expr } from "../ast";
 import { compiledExpression } from "../compile";
 import { parseTimestamp } from "../time";
+import { ALL_CHAIN_PAYLOADS, CHAIN_PAYLOADS } from "../catalog";
 import { KEYWORDS, type ExpressionKind, type Type } from "../types";
 
 export type Z3Context = Context<"main">;
@@ -81,7 +82,21 @@ type Term =
 const FACT_FIELDS = new Set(["type", "kind", "resource", "action"]);
 /** Keywords a signing target brings, and the target value that brings them. */
 export const TARGET_OF: Readonly<Record<string, number>> = { wallet: 1, wallet_account: 1, private_key: 2 };
-export const CHAINS = ["eth", "solana", "tron", "bitcoin"];
+/** Chain keywords: each holds parsed payloads (`eth.tx`, `eth.eip_712`), present or absent one by one. */
+export const CHAINS = [...new Set(ALL_CHAIN_PAYLOADS.map((payload) => payload.split(".")[0]!))];
+
+/** The parsed payload a chain path reads (`eth.tx.value` → `eth.tx`), or undefined for another path. */
+export function payloadOf(path: string): string | undefined {
+  const [root = "", field = ""] = path.split(/\.|\[/);
+  const payload = `${root}.${field}`;
+  return ALL_CHAIN_PAYLOADS.includes(payload) ? payload : undefined;
+}
+
+/** Whether a type's request may carry `payload` (a type of unknown keywords may carry any). */
+export function mayCarry(slot: TypeSlot, payload: string): boolean {
+  if (!slot.keywords) return true;
+  return slot.keywords.has(payload.split(".")[0]!) && (CHAIN_PAYLOADS[slot.kind] ?? []).includes(payload);
+}
 /** Roots of condition paths the model knows; any other keyword is opaque. */
 const MODELLED_ROOTS = new Set(["activity", "time", ...Object.keys(TARGET_OF), ...CHAINS]);
 /** Codes at or above this stand for users' own fresh ids; request strings stay below. */
@@ -142,6 +157,7 @@ export class RequestSpace {
   readonly target: Z3Int;
   readonly now: Z3Int;
   readonly slots: readonly ApproverSlot[];
+  /** Per parsed payload (`eth.tx`, `eth.eip_712`): whether the request carries it. */
   readonly chainPresent: ReadonlyMap<string, Z3Bool>;
   /** Clauses encoded as opaque (outside the exact fragment), by text. */
   readonly opaque = new Map<string, OpaqueClause>();
@@ -184,7 +200,7 @@ export class RequestSpace {
     namedIds.forEach((id, j) => slots.push(slot(j, id)));
     for (let g = 0; g < genericSlots; g++) slots.push(slot(namedIds.length + g));
     this.slots = slots;
-    this.chainPresent = new Map(CHAINS.map((c) => [c, z.Bool.const(`chain_${c}`)]));
+    this.chainPresent = new Map(ALL_CHAIN_PAYLOADS.map((c) => [c, z.Bool.const(`chain_${c}`)]));
   }
 
   /** The int standing for a string literal (interned). */
@@ -299,9 +315,10 @@ export class RequestSpace {
     parts.push(z.Implies(this.target.eq(2), this.typesWhere((slot) => !slot.keywords || slot.keywords.has("private_key"))));
     // A request that must name what it signs or exports always has a target.
     parts.push(z.Implies(this.typesWhere((slot) => ["sign_with", "wallet_id", "private_key_id"].some((f) => slot.params?.[f] === true)), this.target.neq(0)));
+    // A request carries at most one parsed payload, one its type may carry.
     for (const [chain, present] of this.chainPresent) {
-      parts.push(z.Implies(present, this.typesWhere((slot) => !slot.keywords || slot.keywords.has(chain))));
-      for (const other of CHAINS) if (other > chain) parts.push(z.Not(z.And(present, this.chainPresent.get(other)!)));
+      parts.push(z.Implies(present, this.typesWhere((slot) => mayCarry(slot, chain))));
+      for (const other of this.chainPresent.keys()) if (other > chain) parts.push(z.Not(z.And(present, this.chainPresent.get(other)!)));
     }
     for (const [key, variable] of this.vars) {
       if (this.unsigned.has(key)) parts.push((variable as Z3Int).ge(0));
@@ -352,7 +369,7 @@ export class RequestSpace {
       return error;
     }
     if (root === "time") return z.Bool.val(false);
-    const missing = z.Not(this.keywordPresent(root));
+    const missing = z.Not(this.keywordPresent(payloadOf(path) ?? root));
     return typeOfPath(path)?.t === "dyn" && path.includes(".") ? z.Or(missing, this.boolVar(`err:${path}`)) : missing;
   }
 

@@ -11,11 +11,13 @@
  *   allowed without it);
  * - lockout: the root quorum bypasses policies, so no policy change can stop it from changing
  *   the root quorum or the policies; a declared break-glass tag must keep, after a change, every
- *   policy-management activity it had before.
+ *   recovery activity it had before (policy, tag, user and credential management: see
+ *   `BREAK_GLASS_KINDS`).
  */
 import type { PolicyRecord } from "../engine";
 import { simulate, type SimulatedActivity } from "../simulate";
-import { buildProof, type DiffUser, type Proof } from "./diff";
+import { buildProof, classesAmong, relevanceGroups, type DiffUser, type Proof } from "./diff";
+import { withSolver } from "./runtime";
 import type { OpaqueClause, Z3Bool, Z3Int } from "./encode";
 
 type Model = Parameters<Proof["witness"]>[0];
@@ -63,34 +65,58 @@ function submitterIs(proof: Proof, principal: Principal): Z3Bool {
 
 /**
  * Whether `principal` may run activities of `kind` (on `target`, a wallet or private key id, when
- * given) under `policies`, alone and with approvers.
+ * given) under `policies`, alone and with approvers. Asked per group of the kind's types that the
+ * same policies may apply to, each over those policies only.
  */
-export async function canQuery(policies: readonly PolicyRecord[], principal: Principal, kind: string, target?: string): Promise<CanResult> {
-  const proof = await buildProof([policies], { literals: [kind, ...(target !== undefined ? [target] : [])] });
-  const { z, space } = proof;
-  const allowed = proof.decision(policies);
-  const who = submitterIs(proof, principal);
-  const wellFormed = proof.wellFormed();
-  const ofKind = space.typesWhere((slot) => slot.kind === kind);
-  let targeted: Z3Bool = z.Bool.val(true);
-  if (target !== undefined) {
-    space.strings.addLiteral("str:wallet.id", space.code(target));
-    space.strings.addLiteral("str:private_key.id", space.code(target));
-    targeted = z.Or(z.And(space.target.eq(1), space.strVar("str:wallet.id").eq(space.code(target))), z.And(space.target.eq(2), space.strVar("str:private_key.id").eq(space.code(target))));
+export function canQuery(policies: readonly PolicyRecord[], principal: Principal, kind: string, target?: string): Promise<CanResult> {
+  return withSolver(() => askCan(policies, principal, kind, target));
+}
+
+async function askCan(policies: readonly PolicyRecord[], principal: Principal, kind: string, target?: string): Promise<CanResult> {
+  const literals = [kind, ...(target !== undefined ? [target] : [])];
+  const { groups, typeCount } = relevanceGroups([policies], literals);
+  const notProved: OpaqueClause[] = [];
+  const found = new Map<CanAnswer["how"], { witness?: SimulatedActivity; allowed: boolean; undecided: boolean }>([
+    ["alone", { allowed: false, undecided: false }],
+    ["with approvers", { allowed: false, undecided: false }],
+  ]);
+  for (const group of groups) {
+    const types = group.types.filter((slot) => slot.kind === kind);
+    if (types.length === 0) continue;
+    const relevant = group.policySets[0]!;
+    // Without an ALLOW that may apply, nothing of these types is allowed (the root quorum is not a principal here).
+    if (!relevant.some((p) => p.effect === "EFFECT_ALLOW")) continue;
+    const proof = await buildProof([relevant], { literals }, { classes: classesAmong(types, relevant, literals), typeCount });
+    const { z, space } = proof;
+    const allowed = proof.decision(relevant);
+    const who = submitterIs(proof, principal);
+    const wellFormed = proof.wellFormed();
+    let targeted: Z3Bool = z.Bool.val(true);
+    if (target !== undefined) {
+      space.strings.addLiteral("str:wallet.id", space.code(target));
+      space.strings.addLiteral("str:private_key.id", space.code(target));
+      targeted = z.Or(z.And(space.target.eq(1), space.strVar("str:wallet.id").eq(space.code(target))), z.And(space.target.eq(2), space.strVar("str:private_key.id").eq(space.code(target))));
+    }
+    for (const how of ["alone", "with approvers"] as const) {
+      const answer = found.get(how)!;
+      if (answer.allowed) continue;
+      const solver = new z.Solver();
+      solver.add(wellFormed, allowed, who, targeted, how === "alone" ? space.alone() : z.Bool.val(true));
+      const verdict = await solver.check();
+      if (verdict === "sat") {
+        const model = solver.model();
+        const witness = proof.witness(model as unknown as Model);
+        model.release();
+        const replayed = simulate(policies, witness).outcome === "OUTCOME_ALLOW";
+        if (replayed) found.set(how, { witness, allowed: true, undecided: false });
+        else answer.undecided = true;
+      } else if (verdict === "unknown") answer.undecided = true;
+      solver.release();
+    }
+    for (const clause of proof.notProved) if (!notProved.some((n) => n.clause === clause.clause && n.reason === clause.reason)) notProved.push(clause);
   }
-  const answers: CanAnswer[] = [];
-  for (const how of ["alone", "with approvers"] as const) {
-    const solver = new z.Solver();
-    solver.add(wellFormed, allowed, who, ofKind, targeted, how === "alone" ? space.alone() : z.Bool.val(true));
-    const verdict = await solver.check();
-    if (verdict === "sat") {
-      const witness = proof.witness(solver.model() as unknown as Model);
-      const replayed = simulate(policies, witness).outcome === "OUTCOME_ALLOW";
-      answers.push({ how, allowed: replayed, witness, proved: replayed });
-    } else answers.push({ how, allowed: false, proved: verdict === "unsat" });
-  }
-  const notProved = [...proof.notProved];
-  return { answers: answers.map((a) => ({ ...a, proved: a.proved && notProved.length === 0 })), notProved };
+  const answers: CanAnswer[] = [...found].map(([how, a]) => ({ how, allowed: a.allowed, ...(a.witness ? { witness: a.witness } : {}), proved: a.allowed || (!a.undecided && notProved.length === 0) }));
+  return { answers, notProved };
 }
 
 /** A finding about one policy. */
@@ -100,47 +126,103 @@ export interface PolicyFinding {
   readonly property: "may-error" | "never-errors" | "redundant" | "deny-blocks-nothing";
   /** A replayed witness where one exists (where the policy errors; a request the DENY blocks is absent for deny-blocks-nothing). */
   readonly witness?: SimulatedActivity;
-  /** The finding holds for every request (not only for the witness). */
+  /** may-error: every activity kind on which the policy errors for some request, each with a witness that replayed. */
+  readonly kinds?: readonly string[];
+  /** may-error: kinds where the solver found an error the evaluator did not confirm (so not proved). */
+  readonly unconfirmedKinds?: readonly string[];
+  /** The finding holds for every request (not only for the witness); for may-error, the list of kinds is complete. */
   readonly proved: boolean;
 }
 
-/** Per policy: may it error (with a witness), is an ALLOW redundant, does a DENY block nothing. */
-export async function policyFindings(policies: readonly PolicyRecord[]): Promise<{ findings: PolicyFinding[]; notProved: readonly OpaqueClause[] }> {
-  const proof = await buildProof([policies]);
-  const { z, space } = proof;
-  const formulas = proof.policyFormulas(policies);
-  const all = proof.decision(policies);
-  const without = policies.map((_, i) => proof.decision(policies.filter((__, k) => k !== i)));
-  const wellFormed = proof.wellFormed();
-  const exact = () => proof.notProved.length === 0;
-  const findings: PolicyFinding[] = [];
-  const sat = async (...parts: Z3Bool[]) => {
-    const solver = new z.Solver();
-    solver.add(wellFormed, ...parts);
-    const verdict = await solver.check();
-    return { verdict, model: verdict === "sat" ? (solver.model() as unknown as Model) : undefined };
-  };
-  for (const [i, f] of formulas.entries()) {
-    const base = { policyId: f.policy.policyId, policyName: f.policy.policyName ?? f.policy.policyId };
-    const errs = await sat(f.err, z.Not(space.rootOnly()));
-    if (errs.model) {
-      const witness = proof.witness(errs.model);
-      const replayed = simulate([f.policy], witness).evaluations[0]?.outcome === "OUTCOME_ERROR";
-      findings.push({ ...base, property: "may-error", witness, proved: replayed });
-    } else findings.push({ ...base, property: "never-errors", proved: errs.verdict === "unsat" && exact() });
-    if (f.policy.effect === "EFFECT_ALLOW") {
-      const differs = await sat(all, z.Not(without[i]!));
-      if (differs.verdict === "unsat") findings.push({ ...base, property: "redundant", proved: exact() });
-    } else {
-      const blocks = await sat(f.applies, without[i]!);
-      if (blocks.verdict === "unsat") findings.push({ ...base, property: "deny-blocks-nothing", proved: exact() });
-    }
-  }
-  return { findings, notProved: proof.notProved };
+/**
+ * Per policy: the activity kinds on which it may error (each with a replayed witness), whether
+ * an ALLOW is redundant, whether a DENY blocks nothing. Asked per group of activity types the
+ * same policies may apply to (a policy that cannot apply to a type neither errors there nor
+ * takes part in its decisions), so each check is small.
+ */
+export function policyFindings(policies: readonly PolicyRecord[]): Promise<{ findings: PolicyFinding[]; notProved: readonly OpaqueClause[] }> {
+  return withSolver(() => findingsOf(policies));
 }
 
-/** Policy-management activities a break-glass tag must keep. */
+async function findingsOf(policies: readonly PolicyRecord[]): Promise<{ findings: PolicyFinding[]; notProved: readonly OpaqueClause[] }> {
+  const { groups, typeCount } = relevanceGroups([policies]);
+  const notProved: OpaqueClause[] = [];
+  const state = policies.map(() => ({ kinds: new Set<string>(), unconfirmed: new Set<string>(), witness: undefined as SimulatedActivity | undefined, errUndecided: false, changes: false, changesUndecided: false }));
+  for (const group of groups) {
+    const relevant = group.policySets[0]!;
+    if (relevant.length === 0) continue;
+    const proof = await buildProof([relevant], {}, { classes: classesAmong(group.types, relevant), typeCount });
+    const { z, space } = proof;
+    const formulas = proof.policyFormulas(relevant);
+    const all = proof.decision(relevant);
+    const without = relevant.map((_, i) => proof.decision(relevant.filter((__, k) => k !== i)));
+    const wellFormed = proof.wellFormed();
+    for (const [i, f] of formulas.entries()) {
+      const at = state[policies.indexOf(f.policy)]!;
+      // Every type class where the policy errors: a model names one class, which is then ruled out.
+      const solver = new z.Solver();
+      solver.add(wellFormed, f.err, z.Not(space.rootOnly()));
+      for (;;) {
+        const verdict = await solver.check();
+        if (verdict === "unknown") at.errUndecided = true;
+        if (verdict !== "sat") break;
+        const found = solver.model();
+        const model = found as unknown as Model;
+        const cell = proof.cell(model);
+        const witness = proof.witness(model);
+        found.release();
+        const kinds = [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))];
+        const replayed = simulate([f.policy], witness).evaluations[0]?.outcome === "OUTCOME_ERROR";
+        for (const kind of kinds) (replayed ? at.kinds : at.unconfirmed).add(kind);
+        if (replayed) at.witness ??= witness;
+        solver.add(space.t.neq(cell.t));
+      }
+      solver.release();
+      const check = async (...parts: Z3Bool[]) => {
+        const one = new z.Solver();
+        one.add(wellFormed, ...parts);
+        const verdict = await one.check();
+        one.release();
+        return verdict;
+      };
+      // An ALLOW matters where removing it changes a decision; a DENY where it applies to a request allowed without it.
+      const matters = f.policy.effect === "EFFECT_ALLOW" ? await check(all, z.Not(without[i]!)) : await check(f.applies, without[i]!);
+      if (matters === "sat") at.changes = true;
+      if (matters === "unknown") at.changesUndecided = true;
+    }
+    for (const clause of proof.notProved) if (!notProved.some((n) => n.clause === clause.clause && n.reason === clause.reason)) notProved.push(clause);
+  }
+  const exact = notProved.length === 0;
+  const findings: PolicyFinding[] = [];
+  policies.forEach((policy, i) => {
+    const at = state[i]!;
+    const base = { policyId: policy.policyId, policyName: policy.policyName ?? policy.policyId };
+    if (at.kinds.size > 0 || at.unconfirmed.size > 0) {
+      findings.push({
+        ...base,
+        property: "may-error",
+        ...(at.witness ? { witness: at.witness } : {}),
+        kinds: [...at.kinds].sort(),
+        ...(at.unconfirmed.size > 0 ? { unconfirmedKinds: [...at.unconfirmed].sort() } : {}),
+        proved: at.unconfirmed.size === 0 && !at.errUndecided && exact,
+      });
+    } else findings.push({ ...base, property: "never-errors", proved: !at.errUndecided && exact });
+    if (!at.changes) findings.push({ ...base, property: policy.effect === "EFFECT_ALLOW" ? "redundant" : "deny-blocks-nothing", proved: !at.changesUndecided && exact });
+  });
+  return { findings, notProved };
+}
+
+/** Policy-management activities. */
 export const POLICY_MANAGEMENT_KINDS = ["CREATE_POLICY", "CREATE_POLICIES", "UPDATE_POLICY", "DELETE_POLICY", "DELETE_POLICIES"];
+
+/**
+ * What a break-glass tag needs to restore access after a bad change, and so must keep: change
+ * the policies, put a user in a tag (the break-glass tag included) or make a tag, add a user, and
+ * give a user credentials to act with. Other access it may have (signing, wallets) is the
+ * diff's business: narrowing it is not a lockout. The root quorum's own kinds are out of scope
+ * (only the root quorum runs them, and no policy can stop it).
+ */
+export const BREAK_GLASS_KINDS = [...POLICY_MANAGEMENT_KINDS, "CREATE_USER_TAG", "UPDATE_USER_TAG", "CREATE_USERS", "UPDATE_USER", "CREATE_API_KEYS", "CREATE_AUTHENTICATORS"];
 
 export interface LockoutResult {
   /** Kinds the break-glass tag could run before (alone or with approvers of any kind) and cannot after. */
@@ -151,8 +233,8 @@ export interface LockoutResult {
   readonly rootQuorum: string;
 }
 
-/** Whether a change keeps a break-glass tag's policy-management access (and the root quorum's, which policies cannot touch). */
-export async function lockoutCheck(before: readonly PolicyRecord[], after: readonly PolicyRecord[], breakGlassTag: string | undefined, kinds = POLICY_MANAGEMENT_KINDS): Promise<LockoutResult> {
+/** Whether a change keeps a break-glass tag's recovery access ({@link BREAK_GLASS_KINDS}) (and the root quorum's, which policies cannot touch). */
+export async function lockoutCheck(before: readonly PolicyRecord[], after: readonly PolicyRecord[], breakGlassTag: string | undefined, kinds = BREAK_GLASS_KINDS): Promise<LockoutResult> {
   const rootQuorum = "the root quorum bypasses policies: no policy change can stop it from changing the root quorum or the policies";
   if (breakGlassTag === undefined) return { lost: [], proved: true, notProved: [], rootQuorum };
   const lost: string[] = [];

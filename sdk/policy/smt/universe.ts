@@ -21,7 +21,8 @@ import { activityCatalog } from "../catalog";
 import { compiledExpression } from "../compile";
 import { conditionMayMatch } from "../coverage";
 import type { PolicyRecord } from "../engine";
-import type { TypeSlot } from "./encode";
+import { ALL_CHAIN_PAYLOADS } from "../catalog";
+import { CHAINS, mayCarry, type TypeSlot } from "./encode";
 
 /** String literals of all expressions (either side of any comparison), params fields and keywords read. */
 export interface Literals {
@@ -110,7 +111,8 @@ export function typeSignature(slot: TypeSlot, literals: Literals): string {
   const fact = (value: string) => (literals.strings.has(value) ? value : "");
   const parts: unknown[] = [slot.rootOnly, slot.params === undefined, slot.keywords === undefined, fact(slot.type), fact(slot.kind), fact(slot.resource), fact(slot.action)];
   for (const field of literals.params) parts.push(slot.params?.[field] ?? null);
-  for (const keyword of ["wallet", "wallet_account", "private_key", "eth", "solana", "tron", "bitcoin"]) parts.push(slot.keywords?.has(keyword) ?? null);
+  for (const keyword of ["wallet", "wallet_account", "private_key", ...CHAINS]) parts.push(slot.keywords?.has(keyword) ?? null);
+  for (const payload of ALL_CHAIN_PAYLOADS) parts.push(mayCarry(slot, payload));
   for (const field of ["sign_with", "wallet_id", "private_key_id"]) parts.push(slot.params?.[field] ?? null);
   return JSON.stringify(parts);
 }

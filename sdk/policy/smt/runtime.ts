@@ -1,0 +1,145 @@
+/**
+ * @module policy/smt/runtime
+ * The one Z3 runtime of a process, and the rule that keeps its memory bounded: every use of the
+ * solver runs inside {@link withSolver}, one at a time, and everything Z3 allocated for it is
+ * freed when it ends.
+ *
+ * Why this is needed: z3-solver frees a Z3 object (a term, a solver, a model) only when the
+ * garbage collector finalizes its JavaScript wrapper. The wrappers are small and the garbage
+ * collector is driven by the JavaScript heap, not by Z3's WebAssembly heap, so in a process that
+ * runs hundreds of diffs Z3's memory grows until its 2 GB cap and the solver's thread aborts.
+ * Finalizers are also unsafe in themselves: they call into Z3 on the main thread whenever the
+ * collector runs, including while a solver check runs on Z3's own thread over the same context
+ * (Z3 is not thread safe).
+ *
+ * So the runtime takes the finalization of Z3's objects into its own hands: the library's
+ * registry is replaced, when its API is created, by one that records each object created inside
+ * a job and frees it when the job ends (no check runs then, and no object of a job outlives it:
+ * a job returns plain data), and that defers the finalizers of objects created outside a job to
+ * the next moment no check runs.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Z3Context } from "./encode";
+
+/** The frees of one job's objects, by their unregister token (an object freed early by `release()` leaves it). */
+type Arena = Map<object, () => void>;
+
+interface Runtime {
+  readonly context: Z3Context;
+  /** Bytes Z3 has allocated and not freed (its own accounting, `Z3_get_estimated_alloc_size`). */
+  readonly allocated: () => number;
+  /** The WebAssembly heap's size in bytes (the build reserves its 2 GB cap up front, so this stays put). */
+  readonly heapSize: () => number;
+}
+
+let runtime: Promise<Runtime> | undefined;
+/** Finalizers of objects created outside a job, run only where no check runs. */
+const deferred: (() => void)[] = [];
+const currentArena = new AsyncLocalStorage<Arena>();
+/** The end of the last job queued: jobs run one after another. */
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * The registry z3-solver creates its objects' finalizers with. An object created inside a job
+ * is freed when the job ends (and never by the collector); any other object's finalizer is
+ * deferred to the next safe moment.
+ */
+function ownedRegistry(): typeof FinalizationRegistry {
+  const Native = FinalizationRegistry;
+  return class OwnedRegistry<T> {
+    private readonly inner: FinalizationRegistry<T>;
+    private readonly arenas = new WeakMap<object, Arena>();
+
+    constructor(private readonly finalize: (held: T) => void) {
+      this.inner = new Native((held: T) => deferred.push(() => this.finalize(held)));
+    }
+
+    register(target: object, held: T, token?: object): void {
+      const arena = currentArena.getStore();
+      if (arena !== undefined && token !== undefined) {
+        arena.set(token, () => this.finalize(held));
+        this.arenas.set(token, arena);
+        return;
+      }
+      this.inner.register(target, held, token);
+    }
+
+    unregister(token: object): boolean {
+      const arena = this.arenas.get(token);
+      if (arena !== undefined) {
+        this.arenas.delete(token);
+        return arena.delete(token);
+      }
+      return this.inner.unregister(token);
+    }
+  } as unknown as typeof FinalizationRegistry;
+}
+
+function load(): Promise<Runtime> {
+  runtime ??= (async () => {
+    const [{ init }, { createApi }, built] = await Promise.all([
+      import("z3-solver/build/low-level/index.js"),
+      import("z3-solver/build/high-level/high-level.js"),
+      // @ts-expect-error the emscripten build has no types
+      import("z3-solver/build/z3-built.js"),
+    ]);
+    const { Z3, em } = await init((built as { default?: unknown }).default ?? built);
+    // The API's one registry is made now, synchronously: swap the global for this call only.
+    const original = globalThis.FinalizationRegistry;
+    globalThis.FinalizationRegistry = ownedRegistry();
+    let api: ReturnType<typeof createApi>;
+    try {
+      api = createApi(Z3);
+    } finally {
+      globalThis.FinalizationRegistry = original;
+    }
+    return {
+      context: api.Context("main") as Z3Context,
+      allocated: () => Number(Z3.get_estimated_alloc_size()),
+      heapSize: () => (em as { HEAPU8: Uint8Array }).HEAPU8.length,
+    };
+  })();
+  return runtime;
+}
+
+function runDeferred(): void {
+  for (let free = deferred.shift(); free !== undefined; free = deferred.shift()) free();
+}
+
+/**
+ * Runs `job` with the Z3 context, after any other job has ended; every Z3 object it creates is
+ * freed when it ends. The job must return no Z3 object (a term, solver or model): it is freed.
+ * A job inside a job joins the outer one.
+ */
+export async function withSolver<T>(job: (z: Z3Context) => Promise<T>): Promise<T> {
+  const { context } = await load();
+  if (currentArena.getStore() !== undefined) return job(context);
+  const run = queue.then(async () => {
+    runDeferred();
+    const arena: Arena = new Map();
+    try {
+      return await currentArena.run(arena, () => job(context));
+    } finally {
+      for (const free of arena.values()) free();
+      arena.clear();
+      runDeferred();
+    }
+  });
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+/**
+ * The Z3 context (the WebAssembly build loads once per process; later calls reuse it). Objects
+ * made with it outside {@link withSolver} are freed by the garbage collector, at a moment no
+ * check runs.
+ */
+export async function z3Context(): Promise<Z3Context> {
+  return (await load()).context;
+}
+
+/** The solver's memory now: bytes Z3 holds, and the WebAssembly heap they live in. */
+export async function solverMemory(): Promise<{ allocated: number; heapSize: number }> {
+  const r = await load();
+  return { allocated: r.allocated(), heapSize: r.heapSize() };
+}
