@@ -5,6 +5,9 @@
  *   node dist/examples/gitops/runner.js up      --stack staging --out reports/
  *   node dist/examples/gitops/runner.js drift   --stack staging --out reports/
  *
+ * `preview` fails when the plan deletes the API key keyform signs with or the user it belongs
+ * to (`credential-check.ts`): a plain `pulumi preview` cannot see that, the provider refuses it
+ * only at `up`.
  * `up` first clears the pending operations a killed run left in the state, and its report
  * names them and the objects the up adopted (`recovery.ts`).
  * Each writes `<out>/<operation>.md` (a pull request comment) and `<out>/<operation>.json`.
@@ -19,6 +22,7 @@ import { parseArgs } from "node:util";
 import { keyformEnvironment, openStack, repoRoot } from "../shared/workspace";
 import { accessCheck, PlannedPolicies } from "./access-diff";
 import { ADOPTED_PREFIX } from "../../sdk/resources/runtime/framework";
+import { credentialLockouts, PlannedCredentialDeletes } from "./credential-check";
 import { clearPendingOperations, type ClearedOperation } from "./recovery";
 import { renderMarkdown, SummaryCollector, type ChangeSummary } from "./summary";
 
@@ -44,15 +48,19 @@ async function run(
   const stack = await openStack({ stackName, envVars: keyformEnvironment(), workDir });
   const collector = new SummaryCollector(operation, stackName);
   const planned = new PlannedPolicies();
+  const deletes = new PlannedCredentialDeletes();
   const onEvent: typeof collector.onEvent = (event) => {
     collector.onEvent(event);
     planned.onEvent(event);
+    deletes.onEvent(event);
   };
   const options = { onEvent, onOutput: (text: string) => process.stderr.write(text) };
   try {
     // A preview also shows who gains or loses access through the planned policy changes.
     if (operation === "preview") {
       await stack.preview({ ...options, refresh });
+      // The engine plans a removed resource's delete without the provider: read it from the steps.
+      for (const lockout of await credentialLockouts(stack, deletes)) collector.addError(lockout);
       const access = await accessCheck(stack, planned, gate);
       return { ...collector.summary(), accessDiff: access.markdown, ...(access.failure ? { accessFailure: access.failure } : {}) };
     } else if (operation === "up") {
