@@ -12,8 +12,10 @@
  *   the `up` before the delete is sent: the key is still there, read with the official client.
  *   A plain preview cannot see that delete (the engine plans it without the provider); the
  *   preview's steps read through the Automation API (`PlannedCredentialDeletes`, what the GitOps
- *   runner and scripts/org-up use) name the key, and the user it belongs to, on both paths.
+ *   runner and scripts/org-up use) name the key, and the user it belongs to, on both paths;
+ *   the runner's `preview` exits 1 with both in its report.
  */
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -24,7 +26,8 @@ import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { commandOutcome } from "./fail-closed-support";
 import { credentialLockouts, PlannedCredentialDeletes } from "../../examples/gitops/credential-check";
-import { settingsEnv } from "../support/declared-stacks";
+import { settingsEnv, stackEnv } from "../support/declared-stacks";
+import { repoRoot } from "../support/engine";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { officialClient } from "../support/organization-snapshot";
 
@@ -119,6 +122,18 @@ describe.each([
   });
 });
 
+/** `node dist/examples/gitops/runner.js <args>` with `env`: its exit code and output. */
+function runnerOutcome(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(repoRoot, "dist", "examples", "gitops", "runner.js"), ...args], { env });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
 describe.each([
   { path: "TypeScript", make: typescriptStack },
   { path: "YAML", make: yamlStack },
@@ -135,7 +150,7 @@ describe.each([
     };
     const adoptedUser: Declared = { kind: "User", name: "deployer", args: { userName: user.userName, importId: b.userId, ...(user.userEmail ? { userEmail: user.userEmail } : {}) } };
     const tag: Declared = { kind: "UserTag", name: "keep", args: { userTagName: `lockout-keep-preview-${door}` } };
-    const { handle, redeclare } = await make([adoptedKey, adoptedUser, tag]);
+    const { handle, redeclare, workDir } = await make([adoptedKey, adoptedUser, tag]);
     try {
       await handle.stack.up();
       redeclare([tag]);
@@ -149,6 +164,15 @@ describe.each([
       expect(lockouts.join("\n")).toMatch(new RegExp(`ApiKey ${own.apiKeyId} \\[urn:pulumi:[^\\]]+::deployer-key\\]: this plan deletes the API key keyform signs with`));
       expect(lockouts.join("\n")).toMatch(new RegExp(`User ${b.userId} \\("[^"]+"\\) \\[urn:pulumi:[^\\]]+::deployer\\]: this plan deletes the user the API key keyform signs with belongs to`));
       expect(await credentialLockouts(handle.stack, deletes, { ...env, KEYFORM_ALLOW_LOCKOUT: "true" })).toEqual([]);
+
+      // The GitOps runner's pull request preview fails on it, and its report names both.
+      const out = fs.mkdtempSync(path.join(work, "reports-"));
+      const runner = await runnerOutcome(["preview", "--stack", handle.stack.name, "--out", out, "--work-dir", workDir], { ...stackEnv(handle.stack), ...settingsEnv(access()) });
+      expect(runner.code, runner.output).toBe(1);
+      const report = JSON.parse(fs.readFileSync(path.join(out, "preview.json"), "utf8")) as { errors: string[] };
+      expect(report.errors.join("\n")).toMatch(new RegExp(`ApiKey ${own.apiKeyId} \\[[^\\]]+\\]: this plan deletes the API key keyform signs with`));
+      expect(report.errors.join("\n")).toMatch(new RegExp(`User ${b.userId} \\("[^"]+"\\) \\[[^\\]]+\\]: this plan deletes the user`));
+      expect(fs.readFileSync(path.join(out, "preview.md"), "utf8")).toMatch(/this plan deletes the API key keyform signs with/);
     } finally {
       // Leave the key and the user in the organization: drop them from state instead of destroying them.
       const exported = await handle.stack.exportStack();

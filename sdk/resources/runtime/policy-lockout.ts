@@ -173,8 +173,10 @@ export async function policyLockoutFailures(session: Session, planned: PlannedAc
   if (settings.allowLockout) return [];
   const census = censusOf(session);
   const name = nameOfUrn(planned.urn);
-  const user = await deployingUser(session);
-  const own = (kind: string) => OWN_CREDENTIAL_KINDS.has(kind) && user !== undefined && planned.inputs.userId === user.userId;
+  // The user is read only when it matters (an API key's owner, or a decision to make), so a plan
+  // that changes no policy costs no request here.
+  const owner = planned.kinds.some((k) => OWN_CREDENTIAL_KINDS.has(k)) ? await deployingUser(session) : undefined;
+  const own = (kind: string) => OWN_CREDENTIAL_KINDS.has(kind) && owner !== undefined && planned.inputs.userId === owner.userId;
   const label = `${planned.kind} ${JSON.stringify(name)}`;
   for (const needs of census.needs.values()) needs.delete(label);
   for (const kind of planned.kinds) {
@@ -190,6 +192,7 @@ export async function policyLockoutFailures(session: Session, planned: PlannedAc
   if (changedPolicies.length === 0) return [];
   const kinds = planned.kind === "Policy" && planned.changed ? [...census.needs.keys()] : planned.kinds.filter((k) => census.needs.get(k)?.has(label));
   if (kinds.length === 0) return [];
+  const user = await deployingUser(session);
   if (user === undefined) {
     return [{ property: planned.property, reason: `not proved that the deploying API key keeps the activities this plan needs under its policies: the user it belongs to is not visible to it; ${OPT_OUT}` }];
   }
