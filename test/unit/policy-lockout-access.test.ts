@@ -8,8 +8,9 @@
 import { describe, expect, it } from "vitest";
 import type { PolicyRecord } from "../../sdk/policy/engine";
 import { activityKind } from "../../sdk/policy/activity";
-import { activityCatalog } from "../../sdk/policy/catalog";
+import { activityCatalog, latestTypeOf } from "../../sdk/policy/catalog";
 import { simulate } from "../../sdk/policy/simulate";
+import { ACTIVITY_KINDS, neededKinds, stepOf } from "../../sdk/resources/runtime/needed-activities";
 import { accessFor } from "../../sdk/resources/runtime/policy-lockout";
 
 const deployer = { userId: "8c1f0f4e-0000-4000-8000-00000000d301", userName: "deployer", userTags: ["5a1e0f4e-0000-4000-8000-0000000007a9"] };
@@ -74,5 +75,23 @@ describe("accessFor", () => {
       expect(simulate(policies, verdict.counterexample!).outcome).not.toBe("OUTCOME_ALLOW");
       expect(verdict.why).toMatch(/some requests of it are denied, e\.g\. ACTIVITY_TYPE_CREATE_WALLET/);
     }
+  });
+});
+
+describe("neededKinds", () => {
+  it("names activity kinds the catalog knows, for every resource kind and step", () => {
+    for (const [kind, steps] of Object.entries(ACTIVITY_KINDS)) {
+      for (const name of [...(steps.create ?? []), ...(steps.update ?? []), ...(steps.delete ?? [])]) expect(latestTypeOf(name), `${kind}: ${name}`).toBeDefined();
+    }
+  });
+
+  it("reads the step from the check: create, update, replace (both halves), or nothing", () => {
+    const replacing = (p: string) => p === "userName";
+    expect(neededKinds("User", stepOf(false, [], replacing))).toEqual(["CREATE_USERS"]);
+    expect(neededKinds("User", stepOf(true, ["userEmail"], replacing))).toEqual(["UPDATE_USER"]);
+    expect(neededKinds("User", stepOf(true, ["userEmail", "userName"], replacing))).toEqual(["CREATE_USERS", "DELETE_USERS"]);
+    expect(neededKinds("User", stepOf(true, [], replacing))).toEqual([]);
+    expect(neededKinds("Invitation", stepOf(false, [], replacing))).toEqual(["CREATE_INVITATIONS"]);
+    expect(neededKinds("RootQuorum", "create")).toEqual([]);
   });
 });

@@ -39,6 +39,7 @@ export function neededKinds(kind: string, step: PlannedStep): string[] {
   const kinds = ACTIVITY_KINDS[kind];
   if (kinds === undefined || step === "same") return [];
   if (step === "replace") return [...(kinds.create ?? []), ...(kinds.delete ?? [])];
-  if (step === "update") return [...(kinds.update ?? kinds.create ?? [])];
+  // Kinds without an update activity replace on every change the service would see.
+  if (step === "update") return [...(kinds.update ?? [])];
   return [...(kinds.create ?? [])];
 }
