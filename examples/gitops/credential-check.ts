@@ -8,6 +8,7 @@
 import type { Stack } from "@pulumi/pulumi/automation";
 import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
+import { sharedServicePace } from "../../sdk/client/service-pace";
 import { PlannedCredentialDeletes } from "../../sdk/resources/runtime/credential-deletes";
 import { requireSetting, resolveSettings } from "../../sdk/resources/runtime/settings";
 
@@ -43,6 +44,8 @@ export async function credentialLockouts(stack: Stack, planned: PlannedCredentia
     baseUrl: settings.baseUrl,
     organizationId: requireSetting(settings, "organizationId", purpose),
     stamper: new ApiKeyStamper({ apiPublicKey, apiPrivateKey: requireSetting(settings, "apiPrivateKey", purpose) }),
+    // Paced like the providers: on a limited plan this read must not cost a 429.
+    rateLimiter: sharedServicePace(settings.baseUrl, settings.maxRequestsPerSecond),
   });
   return (await planned.lockouts(client, apiPublicKey)).map((m) => `${m}. Sign with another key first, or ${OPT_OUT}`);
 }
