@@ -9,7 +9,8 @@
  * to (`credential-check.ts`): a plain `pulumi preview` cannot see that, the provider refuses it
  * only at `up`.
  * `up` first clears the pending operations a killed run left in the state, and its report
- * names them and the objects the up adopted (`recovery.ts`).
+ * names them and the objects the up adopted (`recovery.ts`); then it previews, and applies only
+ * when the preview passes those checks.
  * Each writes `<out>/<operation>.md` (a pull request comment) and `<out>/<operation>.json`.
  * `preview` and `up` read the live organization first (`--no-refresh` to plan from state only),
  * so `up` also sets back what was changed by hand and the next `drift` finds nothing.
@@ -66,7 +67,12 @@ async function run(
     } else if (operation === "up") {
       // A killed run's pending operations are cleared first; this up adopts what it made (recovery.ts).
       cleared = await clearPendingOperations(stack);
-      await stack.up({ ...options, refresh });
+      // As `pulumi up` does, a preview first: a plan that would lock the stack out (a policy
+      // denying what the plan needs, a delete of the deploying key or user) stops before any write.
+      await stack.preview({ onEvent: deletes.onEvent, onOutput: options.onOutput, refresh });
+      const lockouts = await credentialLockouts(stack, deletes);
+      for (const lockout of lockouts) collector.addError(lockout);
+      if (lockouts.length === 0) await stack.up({ ...options, refresh });
     } else await stack.previewRefresh(options);
   } catch (error) {
     if (collector.summary().errors.length === 0) collector.addError(error instanceof Error ? error.message : String(error));

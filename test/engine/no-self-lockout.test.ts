@@ -13,7 +13,8 @@
  *   A plain preview cannot see that delete (the engine plans it without the provider); the
  *   preview's steps read through the Automation API (`PlannedCredentialDeletes`, what the GitOps
  *   runner and scripts/org-up use) name the key, and the user it belongs to, on both paths;
- *   the runner's `preview` exits 1 with both in its report.
+ *   the runner's `preview` exits 1 with both in its report, and its `up` stops at its preview
+ *   with the key and the user still there.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -173,6 +174,14 @@ describe.each([
       expect(report.errors.join("\n")).toMatch(new RegExp(`ApiKey ${own.apiKeyId} \\[[^\\]]+\\]: this plan deletes the API key keyform signs with`));
       expect(report.errors.join("\n")).toMatch(new RegExp(`User ${b.userId} \\("[^"]+"\\) \\[[^\\]]+\\]: this plan deletes the user`));
       expect(fs.readFileSync(path.join(out, "preview.md"), "utf8")).toMatch(/this plan deletes the API key keyform signs with/);
+
+      // Its `up` previews first and stops there: nothing is deleted.
+      const up = await runnerOutcome(["up", "--stack", handle.stack.name, "--out", out, "--work-dir", workDir], { ...stackEnv(handle.stack), ...settingsEnv(access()) });
+      expect(up.code, up.output).toBe(1);
+      expect((JSON.parse(fs.readFileSync(path.join(out, "up.json"), "utf8")) as { errors: string[] }).errors.join("\n")).toMatch(/this plan deletes the API key keyform signs with/);
+      const after = await official.getApiKeys({ organizationId: b.organizationId, userId: b.userId });
+      expect(after.apiKeys.map((k) => k.apiKeyId)).toContain(own.apiKeyId);
+      expect((await official.getUser({ organizationId: b.organizationId, userId: b.userId })).user.userId).toBe(b.userId);
     } finally {
       // Leave the key and the user in the organization: drop them from state instead of destroying them.
       const exported = await handle.stack.exportStack();
