@@ -190,7 +190,9 @@ export async function policyLockoutFailures(session: Session, planned: PlannedAc
 
   const changedPolicies = [...census.policies.values()].filter((p) => p.changed);
   if (changedPolicies.length === 0) return [];
-  const kinds = planned.kind === "Policy" && planned.changed ? [...census.needs.keys()] : planned.kinds.filter((k) => census.needs.get(k)?.has(label));
+  // A changed Policy answers for every kind some resource still needs; any other resource for its own.
+  const needed = [...census.needs].filter(([, needers]) => needers.size > 0).map(([kind]) => kind);
+  const kinds = planned.kind === "Policy" && planned.changed ? needed : planned.kinds.filter((k) => census.needs.get(k)?.has(label));
   if (kinds.length === 0) return [];
   const user = await deployingUser(session);
   if (user === undefined) {
