@@ -18,6 +18,7 @@ import { sharedServicePace } from "keyform/client";
 import { parseOrgSettings, PROJECT } from "./org/settings";
 import { deployEarnWrapper } from "./org/seed";
 import { keyformEnvironment, localStateDir, openStack } from "./shared/workspace";
+import { credentialLockouts, PlannedCredentialDeletes, stateHoldsDeployingCredentials } from "./gitops/credential-check";
 
 const PLANS = ["free", "payg", "pro", "enterprise"] as const;
 type Plan = (typeof PLANS)[number];
@@ -99,6 +100,17 @@ async function main(): Promise<void> {
       // The wrapper is deployed once, outside configuration; the users are the program's.
       const seeded = await deployEarnWrapper(client, settings);
       if (seeded.deployedWrapper) console.log(`Deployed Earn wrapper ${seeded.deployedWrapper}`);
+    }
+
+    // The engine plans the delete of a resource removed from the program without the provider,
+    // so when the state holds the deploying key or user, a preview's steps are read first: a
+    // plan that deletes them fails here, before anything is written.
+    const env = { ...process.env, ...target.env };
+    if (await stateHoldsDeployingCredentials(stack, env)) {
+      const deletes = new PlannedCredentialDeletes();
+      await stack.preview({ onEvent: deletes.onEvent });
+      const lockouts = await credentialLockouts(stack, deletes, env);
+      if (lockouts.length > 0) throw new Error(lockouts.join("\n"));
     }
 
     const result = await stack.up({ onOutput: (text) => process.stdout.write(text) });

@@ -5,8 +5,12 @@
  *   node dist/examples/gitops/runner.js up      --stack staging --out reports/
  *   node dist/examples/gitops/runner.js drift   --stack staging --out reports/
  *
+ * `preview` fails when the plan deletes the API key keyform signs with or the user it belongs
+ * to (`credential-check.ts`): a plain `pulumi preview` cannot see that, the provider refuses it
+ * only at `up`.
  * `up` first clears the pending operations a killed run left in the state, and its report
- * names them and the objects the up adopted (`recovery.ts`).
+ * names them and the objects the up adopted (`recovery.ts`); then it previews, and applies only
+ * when the preview passes those checks.
  * Each writes `<out>/<operation>.md` (a pull request comment) and `<out>/<operation>.json`.
  * `preview` and `up` read the live organization first (`--no-refresh` to plan from state only),
  * so `up` also sets back what was changed by hand and the next `drift` finds nothing.
@@ -19,6 +23,7 @@ import { parseArgs } from "node:util";
 import { keyformEnvironment, openStack, repoRoot } from "../shared/workspace";
 import { accessCheck, PlannedPolicies } from "./access-diff";
 import { ADOPTED_PREFIX } from "../../sdk/resources/runtime/framework";
+import { credentialLockouts, PlannedCredentialDeletes } from "./credential-check";
 import { clearPendingOperations, type ClearedOperation } from "./recovery";
 import { renderMarkdown, SummaryCollector, type ChangeSummary } from "./summary";
 
@@ -44,21 +49,30 @@ async function run(
   const stack = await openStack({ stackName, envVars: keyformEnvironment(), workDir });
   const collector = new SummaryCollector(operation, stackName);
   const planned = new PlannedPolicies();
+  const deletes = new PlannedCredentialDeletes();
   const onEvent: typeof collector.onEvent = (event) => {
     collector.onEvent(event);
     planned.onEvent(event);
+    deletes.onEvent(event);
   };
   const options = { onEvent, onOutput: (text: string) => process.stderr.write(text) };
   try {
     // A preview also shows who gains or loses access through the planned policy changes.
     if (operation === "preview") {
       await stack.preview({ ...options, refresh });
+      // The engine plans a removed resource's delete without the provider: read it from the steps.
+      for (const lockout of await credentialLockouts(stack, deletes)) collector.addError(lockout);
       const access = await accessCheck(stack, planned, gate);
       return { ...collector.summary(), accessDiff: access.markdown, ...(access.failure ? { accessFailure: access.failure } : {}) };
     } else if (operation === "up") {
       // A killed run's pending operations are cleared first; this up adopts what it made (recovery.ts).
       cleared = await clearPendingOperations(stack);
-      await stack.up({ ...options, refresh });
+      // As `pulumi up` does, a preview first: a plan that would lock the stack out (a policy
+      // denying what the plan needs, a delete of the deploying key or user) stops before any write.
+      await stack.preview({ onEvent: deletes.onEvent, onOutput: options.onOutput, refresh });
+      const lockouts = await credentialLockouts(stack, deletes);
+      for (const lockout of lockouts) collector.addError(lockout);
+      if (lockouts.length === 0) await stack.up({ ...options, refresh });
     } else await stack.previewRefresh(options);
   } catch (error) {
     if (collector.summary().errors.length === 0) collector.addError(error instanceof Error ? error.message : String(error));

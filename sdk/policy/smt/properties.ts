@@ -40,7 +40,7 @@ export interface CanResult {
 }
 
 /** The submitter is `principal`: a user (id, tags, email, alias as given) or any user carrying a tag. Call before `wellFormed`. */
-function submitterIs(proof: Proof, principal: Principal): Z3Bool {
+export function submitterIs(proof: Proof, principal: Principal): Z3Bool {
   const { z, space } = proof;
   // The principal's strings join the classes of users' strings, so a user slot may take them.
   const is = (v: Z3Int, key: string, text: string | undefined) => {

@@ -13,6 +13,7 @@ import type { Activity } from "../../wire/activity";
 import type { KeyformClient } from "../../client";
 import type { BatchGroup } from "./batch";
 import type { SharedReadEntry } from "./shared-reads";
+import type { AccessVerdict } from "./policy-lockout";
 import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
 
 /** What `check` knows in an engine run: the stack config keys to vet before anything is planned. */
@@ -40,6 +41,14 @@ export class ProviderContext {
     released: new Map<string, Map<string, string>>(),
     /** org|kind → the objects that exist now, by bucket. */
     existingByKind: new Map<string, Promise<Map<string, Map<string, string>>>>(),
+    /** org → URN → a Policy resource of the plan (`policy-lockout.ts`). */
+    plannedPolicies: new Map<string, Map<string, unknown>>(),
+    /** org → activity kind → the resources of the plan that submit it. */
+    neededActivities: new Map<string, Map<string, Set<string>>>(),
+    /** org → "declared" → the RootQuorum inputs of the plan. */
+    plannedQuorums: new Map<string, Map<string, Record<string, unknown>>>(),
+    /** org|kind|policy set → what the solver said. */
+    accessVerdicts: new Map<string, Promise<AccessVerdict>>(),
   };
   /** Outcome of each settings check, by base URL, organization and public key (`verify.ts`). */
   readonly verified = new Map<string, Promise<void>>();

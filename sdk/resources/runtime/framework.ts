@@ -31,6 +31,8 @@ import { quietHostErrorEcho, warnEngine } from "./engine-log";
 import { organizationMoveMessage } from "./organization-guard";
 import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
 import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
+import { neededKinds, stepOf } from "./needed-activities";
+import { policyLockoutFailures } from "./policy-lockout";
 import { entryForCreate, inputsKeyOf, mayStillApply, refusedUnrun, notOwnedMessage, readEntry, removeEntry, renewEntry, stampedSession } from "./ownership";
 import { replayBatchItem } from "./batch-journal";
 import { directContext, ProviderContext, useDirectly } from "./context";
@@ -533,7 +535,16 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     const what = `${spec.kind} ${spec.label(inputs as unknown as I)}: check`;
     try {
       const s = session(context, settings, organizationId, what);
-      return [...(await limitFailures(s, planned)), ...(await lockoutFailures(spec.kind, s, inputs, settings))];
+      // What this resource's step submits, for the policies the plan leaves (policy-lockout.ts).
+      const hasOlds = Object.keys(olds ?? {}).length > 0;
+      const changed = hasOlds ? changedProperties(olds as Partial<O>, inputs as unknown as I) : [];
+      const step = stepOf(hasOlds, changed, (name) => spec.properties[name as keyof typeof spec.properties]?.replace === true);
+      const access = { kind: spec.kind, urn, inputs, olds: olds ?? {}, kinds: neededKinds(spec.kind, step), changed: step !== "same", property: propertyNames[0] ?? "organizationId" };
+      return [
+        ...(await limitFailures(s, planned)),
+        ...(await lockoutFailures(spec.kind, s, inputs, settings)),
+        ...(await policyLockoutFailures(s, access, settings)),
+      ];
     } catch (error) {
       throw explain(error, what);
     }

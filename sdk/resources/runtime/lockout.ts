@@ -8,13 +8,17 @@
  *   enabled, or the key's own list) and leaves out the address the service sees this client
  *   from: the service echoes that address on every answer (`x-rate-limit-request-remote-addr`).
  *   When the service does not say, the list cannot be proved safe, and the plan fails saying so.
- * - A root quorum that no longer holds the deploying user while it holds it today: keyform does
- *   not prove that a policy lets the user in instead, so this fails as not proved.
+ * - A root quorum that no longer holds the deploying user while it holds it today, or that raises
+ *   the threshold above 1 while that user alone is the quorum today: keyform does not prove that
+ *   a policy lets the user in instead, so this fails as not proved.
+ * - Policies that deny the deploying user an activity the rest of the plan needs: `policy-lockout.ts`.
  * - Deleting, or replacing, the API key keyform signs with, or deleting the user it belongs to.
  *
  * The checks on IP allowlists and root quorums run at `check`, so preview fails. A delete of a
  * resource removed from the program is planned by the engine without asking the provider, so
- * the refusal to delete the deploying key or user comes at `up`, before the request is sent.
+ * the provider refuses to delete the deploying key or user at `up`, before the request is sent;
+ * the preview of the GitOps runner and `scripts/org-up` finds it in the engine's planned steps
+ * (`planned-deletes.ts`).
  */
 import { BlockList, isIP } from "node:net";
 import type { CheckFailure } from "./check";
@@ -24,7 +28,7 @@ import { collections } from "./shared-reads";
 import type { Settings } from "./settings";
 import { containsUnknown } from "./values";
 
-const OPT_OUT = "set keyform:allowLockout (KEYFORM_ALLOW_LOCKOUT) to true for a deliberate hand-over";
+export const OPT_OUT = "set keyform:allowLockout (KEYFORM_ALLOW_LOCKOUT) to true for a deliberate hand-over";
 
 const sameKey = (a: unknown, b: unknown): boolean => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
 
@@ -49,16 +53,25 @@ export function allowedBy(rules: ReadonlyArray<{ cidr: string }>, address: strin
   return list.check(bare, family);
 }
 
+/** The user the deploying API key belongs to, as policies see it. */
+export interface DeployingUser {
+  readonly userId: string;
+  readonly userName: string;
+  readonly userEmail?: string;
+  /** Tag ids. */
+  readonly userTags: readonly string[];
+}
+
 /** Per client: the user its key belongs to (a key never moves to another user). */
-const deployingUsers = new WeakMap<object, Promise<{ userId: string; userName: string } | undefined>>();
+const deployingUsers = new WeakMap<object, Promise<DeployingUser | undefined>>();
 
 /** The user the deploying API key belongs to, when the session can see it; read once per client. */
-function deployingUser(session: Session): Promise<{ userId: string; userName: string } | undefined> {
+export function deployingUser(session: Session): Promise<DeployingUser | undefined> {
   let found = deployingUsers.get(session.client);
   if (found === undefined) {
     found = collections.users(session).then(({ users }) => {
       const user = users.find((u) => u.apiKeys.some((k) => sameKey(k.credential.publicKey, session.credentialPublicKey)));
-      return user === undefined ? undefined : { userId: user.userId, userName: user.userName };
+      return user === undefined ? undefined : { userId: user.userId, userName: user.userName, userEmail: user.userEmail || undefined, userTags: user.userTags ?? [] };
     });
     found.catch(() => deployingUsers.delete(session.client));
     deployingUsers.set(session.client, found);
@@ -92,9 +105,23 @@ async function rootQuorumLockout(session: Session, inputs: Record<string, unknow
   const userIds = inputs.userIds;
   if (containsUnknown(userIds) || !Array.isArray(userIds)) return [];
   const user = await deployingUser(session);
-  if (user === undefined || userIds.includes(user.userId)) return [];
+  if (user === undefined) return [];
   const { organizationData } = await collections.organization(session);
-  if (!(organizationData.rootQuorum?.userIds ?? []).includes(user.userId)) return [];
+  const today = organizationData.rootQuorum;
+  if (!(today?.userIds ?? []).includes(user.userId)) return [];
+  if (userIds.includes(user.userId)) {
+    // Still a member, but no longer the quorum alone: what no policy allows waits for approvals.
+    const threshold = inputs.threshold;
+    if (typeof threshold !== "number" || threshold <= 1 || (today?.threshold ?? 1) > 1) return [];
+    return [
+      {
+        property: "threshold",
+        reason:
+          `the root quorum's threshold ${threshold} takes from user ${JSON.stringify(user.userName)} (${user.userId}), whom the deploying API key belongs to, the power to act alone as the root quorum: ` +
+          `not proved that a policy lets the user run alone what keyform deploys in organization ${session.organizationId}; every other activity would wait for ${threshold} approvals. Keep threshold 1, or ${OPT_OUT}`,
+      },
+    ];
+  }
   return [
     {
       property: "userIds",

@@ -172,7 +172,7 @@ export const SETTINGS = {
   allowLockout: {
     env: "KEYFORM_ALLOW_LOCKOUT",
     description:
-      "`true` for a deliberate hand-over: let the plan lock the deploying credentials out of the organization (an IP allowlist without the caller's address, deleting the key or user keyform runs as, a root quorum without its user). `false`: such a plan fails at preview.",
+      "`true` for a deliberate hand-over: let the plan lock the deploying credentials out of the organization (an IP allowlist without the caller's address, deleting the key or user keyform runs as, a root quorum without its user or that it no longer makes alone, policies that deny its user an activity the plan submits). `false`: such a plan fails at preview.",
     default: false,
     parse: flag,
   },
