@@ -9,8 +9,9 @@
  * those requests, and 429s. Asserts nothing.
  *
  * The engine runs at most `--parallel` resource operations at once (its default is 4 per CPU),
- * and a plural activity can only gather the creates in flight together: the runs use
- * `--parallel` {@link PARALLEL} (`KEYFORM_BENCH_PARALLEL` to change it), as a pipeline on a
+ * and a plural activity can only gather the creates in flight together: the runs set
+ * `PULUMI_PARALLEL` to {@link PARALLEL} (`KEYFORM_BENCH_PARALLEL` to change it), as the GitOps
+ * runner and `scripts/org-up` do (`examples/shared/workspace.ts`), and as a pipeline on a
  * limited plan should.
  *
  *   npm run bench:plans                 # plans: none, free, pro
@@ -24,6 +25,7 @@ import { startEmulator } from "../sdk/emulator";
 import { PLAN_RATES, type Plan } from "../sdk/emulator/rate-limit";
 import { startFaultProxy } from "../test/support/fault-proxy";
 import { benchPulumiCommand, createBenchStack } from "./bench-stack";
+import { DEFAULT_PARALLEL } from "../examples/shared/parallel";
 
 const POLICIES = 100;
 /** The organization holds at most 100 users, the root user among them. */
@@ -31,7 +33,7 @@ const USERS = 99;
 const KEY_OWNERS = 5;
 const KEYS_PER_OWNER = 10;
 const INVITATIONS = 50;
-const PARALLEL = Number(process.env.KEYFORM_BENCH_PARALLEL ?? 100);
+const PARALLEL = Number(process.env.KEYFORM_BENCH_PARALLEL ?? DEFAULT_PARALLEL);
 
 /**
  * The floor per operation: the settings check, plus one plural activity per kind and wave
@@ -81,17 +83,17 @@ async function measure(plan: Plan | "none"): Promise<void> {
       pulumiCommand: await benchPulumiCommand(),
       baseUrl: proxy.url,
       bootstrap: b,
-      envVars: {},
+      envVars: { PULUMI_PARALLEL: String(PARALLEL) },
     });
-    console.log(`plan ${plan} (${rate === Infinity ? "no limit" : `${rate} requests/s`}), ${POLICIES + USERS + KEY_OWNERS * KEYS_PER_OWNER + INVITATIONS} objects, --parallel ${PARALLEL}`);
+    console.log(`plan ${plan} (${rate === Infinity ? "no limit" : `${rate} requests/s`}), ${POLICIES + USERS + KEY_OWNERS * KEYS_PER_OWNER + INVITATIONS} objects, PULUMI_PARALLEL=${PARALLEL}`);
     for (const operation of ["up", "preview --refresh", "destroy"] as const) {
       // The service's bucket refills between operations, as between two pipeline runs.
       await new Promise((resolve) => setTimeout(resolve, rate === Infinity ? 0 : 1_500));
       proxy.resetCounts();
       const t0 = Date.now();
-      if (operation === "up") await stack.up({ parallel: PARALLEL });
-      else if (operation === "preview --refresh") await stack.preview({ refresh: true, parallel: PARALLEL });
-      else await stack.destroy({ parallel: PARALLEL });
+      if (operation === "up") await stack.up();
+      else if (operation === "preview --refresh") await stack.preview({ refresh: true });
+      else await stack.destroy();
       const seconds = (Date.now() - t0) / 1000;
       const { requests, byStatus } = proxy.counts;
       const floor = FLOOR[operation];
@@ -104,6 +106,17 @@ async function measure(plan: Plan | "none"): Promise<void> {
         .sort(([, a], [, b]) => b - a)
         .map(([endpoint, n]) => `${endpoint.replace(/^\/public\/v1\//, "")} ${n}`);
       console.log(`    ${byEndpoint.join(", ")}`);
+      // Where the time goes: each request's start and answer, and the gap before it.
+      if (process.env.KEYFORM_BENCH_TIMELINE === "1") {
+        let previousEnd = 0;
+        for (const r of proxy.counts.timeline) {
+          console.log(
+            `      ${(r.startMs / 1000).toFixed(2).padStart(6)}-${(r.endMs / 1000).toFixed(2).padStart(6)} s  gap ${((r.startMs - previousEnd) / 1000).toFixed(2).padStart(5)} s  ${r.status} ${r.path.replace(/^\/public\/v1\//, "")} (${r.requestBytes} B)`,
+          );
+          previousEnd = Math.max(previousEnd, r.endMs);
+        }
+        console.log(`      last answer ${(previousEnd / 1000).toFixed(2)} s, engine done ${seconds.toFixed(2)} s`);
+      }
     }
   } finally {
     await proxy.close();
