@@ -176,6 +176,7 @@ async function send(session: Session, form: BatchForm<unknown, unknown>, items: 
     for (const w of items) w.reject(error);
     return;
   }
+  journaled?.answered(results);
   items.forEach((w, i) => w.resolve(results[i]));
 }
 

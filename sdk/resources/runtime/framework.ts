@@ -32,7 +32,7 @@ import { organizationMoveMessage } from "./organization-guard";
 import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
 import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
 import { entryForCreate, inputsKeyOf, mayStillApply, refusedUnrun, notOwnedMessage, readEntry, removeEntry, renewEntry, stampedSession } from "./ownership";
-import { replayBatchItem } from "./batch-journal";
+import { replayBatchItem, settleBatchItem } from "./batch-journal";
 import { directContext, ProviderContext, useDirectly } from "./context";
 import type { Settings } from "./settings";
 import { unknownKeysError, verifySettings } from "./verify";
@@ -589,6 +589,8 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
           }),
         );
       }
+      // The object is in state: a batch record's entry for it is no longer needed (batch-journal.ts).
+      settleBatchItem(configured.settings().journalDir, id);
       const changes = replaces.length > 0 || updates.length > 0;
       if (replaces.length > 0) refuseOwnKeyReplace(spec.kind, id, olds, configured.settings());
       return {
@@ -709,8 +711,9 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         const batchRemove = spec.batch?.remove;
         if (batchRemove) await batched(`${spec.kind}:remove`, batchRemove, s, { id, props: previous }, () => spec.remove(s, id, previous));
         else await spec.remove(s, id, previous);
+        settleBatchItem(configured.settings().journalDir, id);
       } catch (error) {
-        if (isNotFound(error)) return;
+        if (isNotFound(error)) return settleBatchItem(configured.settings().journalDir, id);
         throw explain(error, what);
       }
     },
