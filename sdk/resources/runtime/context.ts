@@ -44,6 +44,10 @@ export class ProviderContext {
   readonly verified = new Map<string, Promise<void>>();
   /** The batches gathering items now, by kind, client, group and journal (`batch.ts`). */
   readonly batchGroups = new Map<string, BatchGroup>();
+  /** The URNs checked as new (a create is coming) that have not joined their batch yet, by kind and group (`batch.ts`). */
+  readonly expectedCreates = new Map<string, Set<string>>();
+  /** When a create of each kind and group was last announced (epoch ms, `batch.ts`). */
+  readonly lastAnnounced = new Map<string, number>();
   /** Resends of journaled batches, in flight or done, by record file (`batch-journal.ts`). */
   readonly batchReplays = new Map<string, Promise<unknown[] | undefined>>();
   /** Bumped by every write through this context's clients; a shared read of an earlier generation is stale. */
