@@ -163,6 +163,14 @@ async function flushWhenFree(group: BatchGroup, form: BatchForm<unknown, unknown
       if (idle >= idleMs || open >= MAX_GATHER_MS) break;
       await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 3));
     }
+    // Other requests may have taken the slots meanwhile (singular deletes of invitations take
+    // one each): the items are taken when a slot is free now, so those arriving until the batch
+    // can really start travel with it instead of in a batch of their own.
+    for (;;) {
+      const before = Date.now();
+      await group.session.pace?.whenFree();
+      if (Date.now() - before < 5) break;
+    }
   }
   group.scheduled = false;
   const taken = group.waiting.splice(0, Math.max(1, form.max));
