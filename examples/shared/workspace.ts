@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import * as path from "node:path";
 import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation";
+import { pulumiParallel } from "./parallel";
 
 /** The repository root: this file compiles to dist/examples/shared/. */
 export const repoRoot = path.resolve(__dirname, "..", "..", "..");
@@ -60,6 +61,8 @@ export async function openStack(options: OpenStackOptions): Promise<Stack> {
         PULUMI_CONFIG_PASSPHRASE: process.env.PULUMI_CONFIG_PASSPHRASE ?? "keyform-local-dev",
         PULUMI_SKIP_UPDATE_CHECK: "true",
         PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+        // Enough operations at once for a wave of creates to form one plural activity (parallel.ts).
+        PULUMI_PARALLEL: pulumiParallel(),
         ...options.envVars,
       },
     },

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { handlers } from "../../sdk/resources/runtime";
 import { directContext } from "../../sdk/resources/runtime/context";
-import { forgetBatchReplays } from "../../sdk/resources/runtime/batch-journal";
+import { forgetBatchReplays, forgetSettledIndex } from "../../sdk/resources/runtime/batch-journal";
 import { readEntry } from "../../sdk/resources/runtime/ownership";
 import { URN_INPUT } from "../../sdk/resources/runtime/plan-census";
 import { forgetEarlierWork } from "../../sdk/resources/runtime/earlier-work";
@@ -312,6 +312,34 @@ describe("batching through the ownership journal (creates with a URN, as in an e
     for (const d of declared) expect(readEntry(journalDir, urnIn("jone", d.kind, d.key))?.batch, `${d.kind} ${d.key}`).toBeDefined();
   });
 
+  it("a batch record is removed once the engine has handed back every item it names from state (a diff or a delete), not before", async () => {
+    const owners = await keyOwners("j4");
+    const declared = mixed("j4", owners);
+    const made = await createAll(declared, "jfour");
+    expect(made.filter((m) => m.error !== undefined)).toEqual([]);
+    const records = batchRecords("jfour");
+    expect(records).toHaveLength(5);
+    // Each record holds the ids its activity gave, in the order of its URNs.
+    for (const name of records) {
+      const record = JSON.parse(fs.readFileSync(path.join(journalDir, "jfour", name), "utf8")) as { urns: string[]; ids?: string[] };
+      expect(record.ids, name).toEqual(record.urns.map((urn) => made.find((m) => urnIn("jfour", m.kind, m.key) === urn)!.id));
+    }
+    // A new run: the engine diffs what its state holds. Half of the policies first: their record stays.
+    forgetSettledIndex();
+    const diff = (m: Made) => handlers[m.kind]!.diff(m.id!, m.outs!, { ...declared.find((d) => d.key === m.key)!.args, [URN_INPUT]: urnIn("jfour", m.kind, m.key) });
+    const policies = made.filter((m) => m.kind === "Policy");
+    for (const m of policies.slice(0, 15)) await diff(m);
+    expect(batchRecords("jfour")).toHaveLength(5);
+    for (const m of policies.slice(0, 15)) expect(readEntry(journalDir, urnIn("jfour", m.kind, m.key)), m.key).toBeUndefined();
+    for (const m of policies.slice(15)) expect(readEntry(journalDir, urnIn("jfour", m.kind, m.key))?.batch, m.key).toBeDefined();
+    // The rest of the policies, the users and invitations by diff, the keys by their delete.
+    for (const m of made.filter((n) => !policies.slice(0, 15).includes(n) && n.kind !== "ApiKey")) await diff(m);
+    expect(batchRecords("jfour")).toHaveLength(2);
+    await Promise.all(made.filter((m) => m.kind === "ApiKey").map((m) => handlers.ApiKey!.delete(m.id!, m.outs!)));
+    expect(batchRecords("jfour")).toEqual([]);
+    for (const d of declared) expect(readEntry(journalDir, urnIn("jfour", d.kind, d.key)), d.key).toBeUndefined();
+  });
+
   it("another stack declaring the same objects adopts none of this stack's: named ones fail naming the object and its importId, invitations are its own", async () => {
     const sender = emu.emulator.bootstrap.userId;
     const declared = [
@@ -386,5 +414,10 @@ describe("batching through the ownership journal (creates with a URN, as in an e
     // The generated API keys cannot be adopted (their private keys were never journaled): each
     // is made anew and its orphan replaced; every other object is the first run's.
     expectExactlyOnce(next, census);
+    // The resends recorded the ids: once the state holds each item (the next run's diffs), no record is left.
+    expect(batchRecords("jtwo").length).toBeGreaterThan(0);
+    forgetSettledIndex();
+    for (const m of next) await handlers[m.kind]!.diff(m.id!, m.outs!, { ...declared.find((d) => d.key === m.key)!.args, [URN_INPUT]: urnIn("jtwo", m.kind, m.key) });
+    expect(batchRecords("jtwo")).toEqual([]);
   });
 });

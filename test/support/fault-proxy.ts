@@ -39,6 +39,8 @@ export interface FaultCounts {
   responseBytes: number;
   /** Answers relayed from the upstream, by HTTP status (e.g. the 429s of a rate-limited emulator). */
   byStatus: Record<number, number>;
+  /** Every request relayed, in order: when it arrived and was answered (ms since the counters were reset), its path and status. */
+  timeline: Array<{ startMs: number; endMs: number; path: string; status: number; requestBytes: number }>;
 }
 
 export interface FaultProxyOptions {
@@ -68,7 +70,7 @@ export interface FaultProxy {
 }
 
 function emptyCounts(): FaultCounts {
-  return { requests: 0, relayed: 0, faults: { "429": 0, "503": 0, resetBefore: 0, resetAfter: 0 }, byPath: {}, faultsByPath: {}, responseBytes: 0, byStatus: {} };
+  return { requests: 0, relayed: 0, faults: { "429": 0, "503": 0, resetBefore: 0, resetAfter: 0 }, byPath: {}, faultsByPath: {}, responseBytes: 0, byStatus: {}, timeline: [] };
 }
 
 /** Starts a proxy on a free loopback port. */
@@ -78,6 +80,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   let rate = options.rate;
   let upstream = new URL(options.upstream);
   let counts = emptyCounts();
+  let countsSince = Date.now();
   const agent = new http.Agent({ keepAlive: true });
 
   const server = http.createServer((req, res) => {
@@ -85,6 +88,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const path = req.url ?? "/";
+      const startMs = Date.now() - countsSince;
       counts.requests++;
       counts.byPath[path] = (counts.byPath[path] ?? 0) + 1;
       const eligible = options.onlyPaths === undefined || options.onlyPaths.test(path);
@@ -121,6 +125,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
             counts.relayed++;
             counts.responseBytes += bytes.length;
             counts.byStatus[status] = (counts.byStatus[status] ?? 0) + 1;
+            counts.timeline.push({ startMs, endMs: Date.now() - countsSince, path, status, requestBytes: body.length });
             const out = { ...upstreamRes.headers };
             delete out["transfer-encoding"];
             out["content-length"] = String(bytes.length);
@@ -153,6 +158,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     },
     resetCounts() {
       counts = emptyCounts();
+      countsSince = Date.now();
     },
     async close() {
       agent.destroy();

@@ -16,6 +16,13 @@
  *
  * A record whose body the service never ran (refused, or too old for a new activity, which means
  * it was never sent) stands for nothing: its items are created afresh.
+ *
+ * Clean-up: once the activity answered, the record also keeps the id each item was given. The
+ * engine records a create in state only after the provider answers, so the provider learns that
+ * an item is settled when the engine next hands it the object from state (a diff or a delete)
+ * with that very id: the item's entry is then removed, and the record with the last entry that
+ * points at it ({@link settleBatchItem}). Until then both stay, so a run killed before the state
+ * was written still finds them (a killed run's resend records the ids too).
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -23,7 +30,7 @@ import * as path from "node:path";
 import { ActivityFailedError, ActivityRejectedError, ApiError } from "../../client/errors";
 import type { Session } from "./client";
 import { directContext, type ProviderContext } from "./context";
-import { batchTimestampFor, interceptActivities, stackFolder, writeEntry, writeDurably, type JournalEntry } from "./ownership";
+import { batchTimestampFor, interceptActivities, readEntry, removeEntry, stackFolder, writeEntry, writeDurably, type JournalEntry } from "./ownership";
 
 /** Who an item of an owned batch belongs to: its resource's URN, and the journal it is recorded in. */
 export interface BatchOwner {
@@ -47,6 +54,8 @@ export interface BatchRecord {
   readonly urns: readonly string[];
   /** Each item as the batch form received it (normalized inputs; no secrets). */
   readonly items: readonly unknown[];
+  /** The id each item was given, in order: written once the activity answered. */
+  readonly ids?: ReadonlyArray<string | undefined>;
 }
 
 /** The pointer a journal entry of a batched create holds. */
@@ -65,13 +74,17 @@ function recordPath(journalDir: string, urn: string, record: string): string {
  * batch record and every item's entry (durably), then sends the parameters stamped with the
  * record's timestamp. `forget` removes the record after a refusal (nothing of it was applied).
  */
-export function journaledBatchSession(session: Session, owners: readonly BatchOwner[], items: readonly unknown[]): { session: Session; forget(): void } {
+export function journaledBatchSession(
+  session: Session,
+  owners: readonly BatchOwner[],
+  items: readonly unknown[],
+): { session: Session; forget(): void; answered(results: readonly unknown[]): void } {
   const first = owners[0]!;
   const timestampMs = batchTimestampFor(owners.map((o) => o.urn));
   const name = `batch-${createHash("sha256").update(`${timestampMs}\n${owners.map((o) => o.urn).join("\n")}`).digest("hex")}.json`;
-  let written = false;
+  let written: BatchRecord | undefined;
   const journaled = interceptActivities(session, (operation, parameters, options, forward) => {
-    if (written) throw new Error(`a batch form submitted a second activity (${operation}) in one plural create`);
+    if (written !== undefined) throw new Error(`a batch form submitted a second activity (${operation}) in one plural create`);
     const record: BatchRecord = {
       kind: first.kind,
       organizationId: first.organizationId,
@@ -86,15 +99,101 @@ export function journaledBatchSession(session: Session, owners: readonly BatchOw
       const entry: JournalEntry = { urn: owner.urn, kind: owner.kind, organizationId: owner.organizationId, inputsKey: owner.inputsKey, timestampMs, batch: { record: name, index } };
       writeEntry(owner.journalDir, entry);
     });
-    written = true;
+    written = record;
     return forward(operation, parameters, { ...options, timestampMs });
   });
   return {
     session: journaled,
     forget: () => {
-      if (written) fs.rmSync(recordPath(first.journalDir, first.urn, name), { force: true });
+      if (written !== undefined) fs.rmSync(recordPath(first.journalDir, first.urn, name), { force: true });
+    },
+    answered: (results) => {
+      if (written !== undefined) recordIds(recordPath(first.journalDir, first.urn, name), written, results);
     },
   };
+}
+
+/** Adds the ids the activity gave its items to the record (what {@link settleBatchItem} compares with state). */
+function recordIds(file: string, record: BatchRecord, results: readonly unknown[]): void {
+  const ids = results.map((result) => {
+    const id = (result as { id?: unknown } | undefined)?.id;
+    return typeof id === "string" ? id : undefined;
+  });
+  try {
+    writeDurably(file, JSON.stringify({ ...record, ids }));
+  } catch {
+    // Only the clean-up needs them: without ids the record stays, as before.
+  }
+}
+
+/** Per journal folder: the id of every item of a record that has ids, and where it is (read once per process). */
+const settledIndex = new Map<string, Map<string, { file: string; urn: string; index: number }>>();
+
+function indexOf(journalDir: string): Map<string, { file: string; urn: string; index: number }> {
+  let index = settledIndex.get(journalDir);
+  if (index !== undefined) return index;
+  index = new Map();
+  settledIndex.set(journalDir, index);
+  let stacks: string[] = [];
+  try {
+    stacks = fs.readdirSync(journalDir);
+  } catch {
+    return index;
+  }
+  for (const stack of stacks) {
+    let files: string[] = [];
+    try {
+      files = fs.readdirSync(path.join(journalDir, stack)).filter((name) => name.startsWith("batch-") && name.endsWith(".json"));
+    } catch {
+      continue;
+    }
+    for (const name of files) {
+      const file = path.join(journalDir, stack, name);
+      const record = readRecord(file);
+      record?.ids?.forEach((id, i) => {
+        if (id !== undefined && record.urns[i] !== undefined) index.set(id, { file, urn: record.urns[i]!, index: i });
+      });
+    }
+  }
+  return index;
+}
+
+/**
+ * Called when the engine hands over the object `id` from its state (a diff or a delete): if a
+ * batch record of `journalDir` gave an item this very id, that create is recorded in state and
+ * its entry has done its job: the entry is removed (when it still points at that item), and so
+ * is the record once no entry points at it any more. Anything else (a singular entry, a record
+ * without ids, an id no record holds) is left as it is. Never throws: only tidiness is at stake.
+ */
+export function settleBatchItem(journalDir: string, id: string): void {
+  try {
+    const index = indexOf(journalDir);
+    const item = index.get(id);
+    if (item === undefined) return;
+    index.delete(id);
+    const name = path.basename(item.file);
+    const entry = readEntry(journalDir, item.urn);
+    if (entry?.batch?.record === name && entry.batch.index === item.index) removeEntry(journalDir, item.urn);
+    const record = readRecord(item.file);
+    if (record === undefined) return;
+    const pending = record.urns.some((urn) => readEntry(journalDir, urn)?.batch?.record === name);
+    if (!pending) fs.rmSync(item.file, { force: true });
+  } catch {
+    // A journal that cannot be read or changed keeps its files, as before.
+  }
+}
+
+/** Forgets the index of settled items (tests that restart "a run" in one process). */
+export function forgetSettledIndex(): void {
+  settledIndex.clear();
+}
+
+function readRecord(file: string): BatchRecord | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8")) as BatchRecord;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What replaying needs of a batch form. */
@@ -125,19 +224,18 @@ export async function replayBatchItem<Result>(session: Session, form: ReplayForm
   const pointer = entry.batch;
   if (pointer === undefined) return undefined;
   const file = recordPath(journalDir, entry.urn, pointer.record);
-  let record: BatchRecord;
-  try {
-    record = JSON.parse(fs.readFileSync(file, "utf8")) as BatchRecord;
-  } catch {
-    return undefined;
-  }
+  const record = readRecord(file);
+  if (record === undefined) return undefined;
   if (record.urns[pointer.index] !== entry.urn || record.organizationId !== session.organizationId) return undefined;
   const item = record.items[pointer.index];
   // A replay in flight or done, per record file: every item of a batch shares one resend.
   const replays = session.context.batchReplays;
   let replay = replays.get(file);
   if (replay === undefined) {
-    replay = resend(session, form, record);
+    replay = resend(session, form, record).then((results) => {
+      if (results !== undefined && record.ids === undefined) recordIds(file, record, results);
+      return results;
+    });
     replays.set(file, replay);
     // A failure is reported to every item waiting for it, then forgotten, so a later create retries.
     replay.catch(() => replays.delete(file));

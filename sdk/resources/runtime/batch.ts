@@ -11,7 +11,9 @@
  * (`client/service-pace.ts`) would let a request start, and no sooner than {@link GATHER_MS}
  * after it opened; every item of the group that arrives meanwhile joins, up to the most one
  * activity takes. On an unlimited service that is a few milliseconds; on a limited plan the
- * wait for the next slot gathers the whole wave.
+ * wait for the next slot gathers the whole wave, and the batch also waits (within
+ * {@link EXPECTED_GATHER_MS}) for the creates the engine announced by checking new resources of
+ * its kind ({@link announceCreate}) and has not handed over yet.
  *
  * Exactly once: a batch is one submit through the client, so a lost answer is recovered like
  * any other (the byte-identical body is resent, same fingerprint, and the service answers with
@@ -34,6 +36,7 @@ import { ApiError } from "../../client/errors";
 import { journaledBatchSession, type BatchOwner } from "./batch-journal";
 import { stackOfUrn } from "./ownership";
 import type { Session } from "./client";
+import type { ProviderContext } from "./context";
 import { mayNeedConsensus } from "./earlier-work";
 
 /** The shortest time a batch stays open for more items (ms). */
@@ -46,6 +49,15 @@ export const GATHER_MS = 10;
  */
 export const IDLE_MS = 300;
 export const MAX_GATHER_MS = 5_000;
+/**
+ * How long a batch on a limited service may wait for creates the engine has announced (checked
+ * as new resources of its kind and group) but not handed over yet: under load the engine hands
+ * a wave over across several seconds, and each item that misses the batch costs a slot of its
+ * own. Bounded, because an announced create may never come (a failed dependency, `--target`).
+ */
+export const EXPECTED_GATHER_MS = 10_000;
+/** …and only while one of them joined within this many ms: after a longer pause the rest are late, and the batch goes. */
+export const EXPECTED_IDLE_MS = 2_000;
 
 /** A plural activity of one kind, as a resource declares it. */
 export interface BatchForm<Item, Result> {
@@ -77,6 +89,8 @@ interface Waiting<Item, Result> {
 /** The items of one kind, client and group gathering for their activity; kept in the session's context. */
 export interface BatchGroup {
   readonly session: Session;
+  /** The key of the creates announced for this group in the context's `expectedCreates`. */
+  readonly expectKey: string;
   readonly waiting: Array<Waiting<unknown, unknown>>;
   scheduled: boolean;
   /** When the last item joined (epoch ms). */
@@ -95,6 +109,8 @@ export async function batched<Item, Result>(
   single: () => Promise<Result>,
   owner?: BatchOwner,
 ): Promise<Result> {
+  const expectKey = expectedKey(name, form.group?.(item) ?? "");
+  if (owner !== undefined) arrived(session.context, expectKey, owner.urn);
   if (await mayNeedConsensus(session)) return runSingle(session, single);
   // Journaled items share a batch only with items of the same stack's journal.
   const journal = owner === undefined ? "" : `${owner.journalDir}|${stackOfUrn(owner.urn)}`;
@@ -102,7 +118,7 @@ export async function batched<Item, Result>(
   const groups = session.context.batchGroups;
   let group = groups.get(key);
   if (group === undefined) {
-    group = { session, waiting: [], scheduled: false, lastJoin: 0 };
+    group = { session, expectKey, waiting: [], scheduled: false, lastJoin: 0 };
     groups.set(key, group);
   }
   const joined = new Promise<Result>((resolve, reject) => {
@@ -125,8 +141,32 @@ async function flushWhenFree(group: BatchGroup, form: BatchForm<unknown, unknown
   if (rate !== undefined && rate !== Infinity) {
     // Waiting for one more item is worth up to what one more activity would cost: a slot.
     const idleMs = Math.max(IDLE_MS, rate > 0 ? 1000 / rate : IDLE_MS);
-    while (group.waiting.length < form.max && Date.now() - group.lastJoin < idleMs && Date.now() - opened < MAX_GATHER_MS) {
+    const context = group.session.context;
+    const announced = () => context.expectedCreates.get(group.expectKey)?.size ?? 0;
+    for (;;) {
+      if (group.waiting.length >= form.max) break;
+      const now = Date.now();
+      const open = now - opened;
+      const idle = now - group.lastJoin;
+      // Creates the engine announced and has not handed over yet are worth waiting for, up to a
+      // bound; so are those it is still announcing (checks of this kind keep coming: the engine
+      // is still registering the program's resources).
+      const lastAnnounced = context.lastAnnounced.get(group.expectKey) ?? 0;
+      const coming = announced() > 0 || now - lastAnnounced < idleMs;
+      if (coming && open < EXPECTED_GATHER_MS && now - Math.max(group.lastJoin, lastAnnounced) < Math.max(EXPECTED_IDLE_MS, idleMs)) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        continue;
+      }
+      if (idle >= idleMs || open >= MAX_GATHER_MS) break;
       await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 3));
+    }
+    // Other requests may have taken the slots meanwhile (singular deletes of invitations take
+    // one each): the items are taken when a slot is free now, so those arriving until the batch
+    // can really start travel with it instead of in a batch of their own.
+    for (;;) {
+      const before = Date.now();
+      await group.session.pace?.whenFree();
+      if (Date.now() - before < 5) break;
     }
   }
   group.scheduled = false;
@@ -137,6 +177,37 @@ async function flushWhenFree(group: BatchGroup, form: BatchForm<unknown, unknown
     void flushWhenFree(group, form);
   }
   await send(group.session, form, taken);
+}
+
+function expectedKey(name: string, group: string): string {
+  return `${name}|${group}`;
+}
+
+/**
+ * Announces that the resource `urn` was checked as new: its create (of the batch `name`,
+ * `group`) is coming, and a batch of that group gathering now may wait for it.
+ */
+export function announceCreate(context: ProviderContext, name: string, group: string, urn: string): void {
+  const key = expectedKey(name, group);
+  let urns = context.expectedCreates.get(key);
+  if (urns === undefined) {
+    urns = new Set();
+    context.expectedCreates.set(key, urns);
+  }
+  urns.add(urn);
+  context.lastAnnounced.set(key, Date.now());
+}
+
+/** The announced create of `urn` has come (joined its batch, or went another way): no batch waits for it. */
+export function createArrived(context: ProviderContext, name: string, group: string, urn: string): void {
+  arrived(context, expectedKey(name, group), urn);
+}
+
+function arrived(context: ProviderContext, key: string, urn: string): void {
+  const urns = context.expectedCreates.get(key);
+  if (urns === undefined) return;
+  urns.delete(urn);
+  if (urns.size === 0) context.expectedCreates.delete(key);
 }
 
 /** Sends `items` as one activity, splitting a refused batch as the module says. */
@@ -173,6 +244,7 @@ async function send(session: Session, form: BatchForm<unknown, unknown>, items: 
     for (const w of items) w.reject(error);
     return;
   }
+  journaled?.answered(results);
   items.forEach((w, i) => w.resolve(results[i]));
 }
 

@@ -58,6 +58,10 @@ export class ProviderContext {
   readonly batchCounts = { plural: 0, singular: 0, split: 0 };
   /** Shared reads (`shared-reads.ts`), per client of this context: collection name → entry. */
   readonly sharedReads = new WeakMap<object, Map<string, SharedReadEntry>>();
+  /** The URNs checked as new (a create is coming) that have not joined their batch yet, by kind and group (`batch.ts`). */
+  readonly expectedCreates = new Map<string, Set<string>>();
+  /** When a create of each kind and group was last announced (epoch ms, `batch.ts`). */
+  readonly lastAnnounced = new Map<string, number>();
   /** Resends of journaled batches, in flight or done, by record file (`batch-journal.ts`). */
   readonly batchReplays = new Map<string, Promise<unknown[] | undefined>>();
   /** Bumped by every write through this context's clients; a shared read of an earlier generation is stale. */

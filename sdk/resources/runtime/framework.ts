@@ -21,7 +21,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { dedupe, rule, type CheckFailure } from "./check";
 import { resolveOrganizationId, sessionFor, type Session } from "./client";
 import { ConflictError } from "../../client/errors";
-import { batched, type BatchForm } from "./batch";
+import { announceCreate, batched, createArrived, type BatchForm } from "./batch";
 import { matchingActivities, type CreateActivity } from "./earlier-activity";
 import { claim, isClaimed, needsHistory, recentCreates } from "./earlier-work";
 import type { ResourceDescription } from "./describe";
@@ -34,7 +34,7 @@ import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from 
 import { neededKinds, stepOf } from "./needed-activities";
 import { policyLockoutFailures } from "./policy-lockout";
 import { entryForCreate, inputsKeyOf, mayStillApply, refusedUnrun, notOwnedMessage, readEntry, removeEntry, renewEntry, stampedSession } from "./ownership";
-import { replayBatchItem } from "./batch-journal";
+import { replayBatchItem, settleBatchItem } from "./batch-journal";
 import { directContext, ProviderContext, useDirectly } from "./context";
 import type { Settings } from "./settings";
 import { unknownKeysError, verifySettings } from "./verify";
@@ -570,7 +570,14 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         await verifySettings(configured, configured.settings(), organizationId);
       }
       // The plan as a whole (plan-census.ts): names two resources share, limits the plan exceeds.
-      if (failures.length === 0) failures.push(...(await planFailures(configured, olds, inputs as unknown as Record<string, unknown>, urnOf(base, context?.urn))));
+      const urn = urnOf(base, context?.urn);
+      if (failures.length === 0) failures.push(...(await planFailures(configured, olds, inputs as unknown as Record<string, unknown>, urn)));
+      // A new resource of an engine run: its create is coming, and a batch of its kind may wait for it (batch.ts).
+      const form = spec.batch?.create;
+      if (failures.length === 0 && form !== undefined && urn !== undefined && configured.engineRun !== undefined && Object.keys(olds ?? {}).length === 0 && inputs.importId === undefined) {
+        const group = form.group?.(inputs) ?? "";
+        if (!isUnknown(group)) announceCreate(configured, `${spec.kind}:create`, group, urn);
+      }
       // State keeps the inputs as declared: defaults and canonical forms are applied again by
       // every diff, create and update, so storing them would only add bytes to each checkpoint.
       // The host turns the result into a protobuf Struct, which has no `undefined`.
@@ -602,6 +609,8 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
           }),
         );
       }
+      // The object is in state: a batch record's entry for it is no longer needed (batch-journal.ts).
+      settleBatchItem(configured.settings().journalDir, id);
       const changes = replaces.length > 0 || updates.length > 0;
       if (replaces.length > 0) refuseOwnKeyReplace(spec.kind, id, olds, configured.settings());
       return {
@@ -628,7 +637,15 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         }
       }
       // With a URN, what this stack created is proven by its journal (ownership.ts), not inferred.
-      if (urn !== undefined) return createOwned(s, inputs, raw, urn, settings.journalDir, what);
+      if (urn !== undefined) {
+        try {
+          return await createOwned(s, inputs, raw, urn, settings.journalDir, what);
+        } finally {
+          // However it went (a batch, a replay, the singular path), no batch waits for it any more.
+          const form = spec.batch?.create;
+          if (form !== undefined) createArrived(configured, `${spec.kind}:create`, form.group?.(inputs) ?? "", urn);
+        }
+      }
       let created: { id: string; carry?: Partial<O>; live?: L };
       try {
         const adopted = await adoptEarlierActivity(s, inputs, what);
@@ -722,8 +739,9 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         const batchRemove = spec.batch?.remove;
         if (batchRemove) await batched(`${spec.kind}:remove`, batchRemove, s, { id, props: previous }, () => spec.remove(s, id, previous));
         else await spec.remove(s, id, previous);
+        settleBatchItem(configured.settings().journalDir, id);
       } catch (error) {
-        if (isNotFound(error)) return;
+        if (isNotFound(error)) return settleBatchItem(configured.settings().journalDir, id);
         throw explain(error, what);
       }
     },

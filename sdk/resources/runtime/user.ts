@@ -241,7 +241,8 @@ export const userSpec = defineResource<UserState, UserOutputs, User>({
     const result = await session.client.createUsers(createParameters(inputs));
     const id = result.userIds[0];
     if (id === undefined) throw new Error("create_users returned no userIds");
-    return { id };
+    const live = asCreated(id, inputs);
+    return live === undefined ? { id } : { id, live };
   },
   async update(session, id, live, inputs) {
     const fields = compact({
@@ -284,10 +285,13 @@ export const userSpec = defineResource<UserState, UserOutputs, User>({
       max: 100,
       async submit(session, items) {
         const { userIds } = await session.client.createUsers({ users: items.flatMap((inputs) => createParameters(inputs).users) });
-        // One list reads every created user back, instead of one get_user each.
-        const { users } = await collections.users(session);
-        return userIds.map((id) => {
-          const live = users.find((u) => u.userId === id);
+        // A user made without keys or providers is exactly what was sent: no read needed. Keys
+        // and providers get ids only the service knows: one list reads those users back,
+        // instead of one get_user each.
+        const needRead = items.some((inputs, i) => userIds[i] !== undefined && asCreated(userIds[i]!, inputs) === undefined);
+        const users = needRead ? (await collections.users(session)).users : [];
+        return userIds.map((id, i) => {
+          const live = (items[i] === undefined ? undefined : asCreated(id, items[i])) ?? users.find((u) => u.userId === id);
           return live === undefined ? { id } : { id, live };
         });
       },
@@ -304,6 +308,26 @@ export const userSpec = defineResource<UserState, UserOutputs, User>({
     },
   },
 });
+
+/**
+ * The user `create_users` just made from `inputs`, when the answer's id is all it needs: a user
+ * declared without API keys and OAuth providers holds none, and the service keeps its name,
+ * e-mail and phone number as sent. `undefined` when keys or providers were declared (their ids
+ * are only in the service's record). The timestamps are left out: no output shows them.
+ */
+function asCreated(userId: string, inputs: UserState): User | undefined {
+  if ((inputs.apiKeys ?? []).length > 0 || (inputs.oauthProviders ?? []).length > 0) return undefined;
+  return compact({
+    userId,
+    userName: inputs.userName,
+    userEmail: inputs.userEmail,
+    userPhoneNumber: inputs.userPhoneNumber,
+    authenticators: [],
+    apiKeys: [],
+    userTags: [],
+    oauthProviders: [],
+  }) as unknown as User;
+}
 
 /** The runtime handler the User provider code in state delegates to. */
 export const userHandler = makeHandler(userSpec);

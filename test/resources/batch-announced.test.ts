@@ -1,0 +1,88 @@
+/**
+ * A batch on a limited plan waits for the creates the engine announced (`announceCreate`,
+ * called by a resource's check of a new resource in an engine run): an announced create that
+ * arrives after the batch's idle window still joins it. Against the real emulator on the Free
+ * plan (1 request/s), through a counting proxy; the control run without announcements shows the
+ * late create going out on its own.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handlers } from "../../sdk/resources/runtime";
+import { announceCreate } from "../../sdk/resources/runtime/batch";
+import { directContext } from "../../sdk/resources/runtime/context";
+import { URN_INPUT } from "../../sdk/resources/runtime/plan-census";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { startFaultProxy, type FaultProxy } from "../support/fault-proxy";
+import { useRuntimeSettings } from "./harness/runtime-settings";
+
+let emu: TestEmulator;
+let proxy: FaultProxy;
+let restoreSettings: () => void;
+let journalDir: string;
+const savedJournal = process.env.KEYFORM_JOURNAL_DIR;
+
+beforeAll(async () => {
+  emu = await startTestEmulator({ plan: "free" });
+  proxy = await startFaultProxy({ upstream: emu.emulator.url, rate: 0, seed: 1 });
+  restoreSettings = useRuntimeSettings(proxy.url, emu.emulator.bootstrap);
+  journalDir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-batch-announced-"));
+  process.env.KEYFORM_JOURNAL_DIR = journalDir;
+  // One read teaches the process's pace the plan's rate, as a run's settings check does.
+  await handlers.Policy!.read("policy-that-does-not-exist", { organizationId: emu.emulator.bootstrap.organizationId });
+});
+
+afterAll(async () => {
+  restoreSettings?.();
+  if (savedJournal === undefined) delete process.env.KEYFORM_JOURNAL_DIR;
+  else process.env.KEYFORM_JOURNAL_DIR = savedJournal;
+  await proxy?.close();
+  await emu?.stop();
+  fs.rmSync(journalDir, { recursive: true, force: true });
+});
+
+const urnOf = (stack: string, key: string) => `urn:pulumi:${stack}::proj::pulumi-nodejs:dynamic/keyform:Policy::${key}`;
+
+/** Resolves once `count` items wait in one batch (the condition, not a fixed sleep). */
+async function joined(count: number): Promise<void> {
+  while (![...directContext().batchGroups.values()].some((group) => group.waiting.length >= count)) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Creates policies `keys` of `stack`, the last one `lateMs` after the others joined their batch. */
+async function createWithLateOne(stack: string, keys: readonly string[], lateMs: number): Promise<void> {
+  const create = async (key: string) => {
+    const args = { policyName: `${stack}-${key}`, effect: "EFFECT_DENY", condition: `activity.type == '${stack}${key}'`, [URN_INPUT]: urnOf(stack, key) };
+    const { inputs } = await handlers.Policy!.check({}, args);
+    return handlers.Policy!.create(inputs);
+  };
+  const early = keys.slice(0, -1).map(create);
+  await joined(early.length);
+  await new Promise((resolve) => setTimeout(resolve, lateMs));
+  await Promise.all([...early, create(keys[keys.length - 1]!)]);
+}
+
+const submits = () => ({ plural: proxy.counts.byPath["/public/v1/submit/create_policies"] ?? 0, singular: proxy.counts.byPath["/public/v1/submit/create_policy"] ?? 0 });
+
+describe("a batch on a limited plan and the creates the engine announced", () => {
+  // Later than the batch's idle window (one slot of the plan, 1.1 s at 1 request/s), within the
+  // wait for announced creates (2 s since the last arrival).
+  const LATE_MS = 1_500;
+
+  it("without announcements, a create arriving after the idle window goes out on its own (control)", async () => {
+    proxy.resetCounts();
+    await createWithLateOne("unannounced", ["a", "b", "c"], LATE_MS);
+    expect(submits()).toEqual({ plural: 1, singular: 1 });
+  });
+
+  it("an announced create arriving after the idle window still joins the batch: one activity for the wave", async () => {
+    const keys = ["a", "b", "c"];
+    for (const key of keys) announceCreate(directContext(), "Policy:create", "", urnOf("announced", key));
+    proxy.resetCounts();
+    await createWithLateOne("announced", keys, LATE_MS);
+    expect(submits()).toEqual({ plural: 1, singular: 0 });
+    expect(directContext().expectedCreates.size).toBe(0);
+  });
+});
