@@ -18,7 +18,7 @@
  * resource removed from the program is planned by the engine without asking the provider, so
  * the provider refuses to delete the deploying key or user at `up`, before the request is sent;
  * the preview of the GitOps runner and `scripts/org-up` finds it in the engine's planned steps
- * (`planned-deletes.ts`).
+ * (`credential-deletes.ts`).
  */
 import { BlockList, isIP } from "node:net";
 import type { CheckFailure } from "./check";
@@ -79,6 +79,31 @@ export function deployingUser(session: Session): Promise<DeployingUser | undefin
   return found;
 }
 
+/** The root quorum as the run found it, per client: a quorum of its own is what the plan changes. */
+export interface QuorumToday {
+  readonly userIds?: readonly string[];
+  readonly threshold?: number;
+}
+
+/** Per client: the root quorum at its first read in the run. */
+const quorumsToday = new WeakMap<object, Promise<QuorumToday | undefined>>();
+
+/**
+ * The root quorum before this run changes it, read once per client: every write of the run
+ * makes the shared organization read stale, and a check of each Policy or RootQuorum reading it
+ * again would cost one request per resource on an unlimited plan for an answer the run itself
+ * does not change before the plan's own RootQuorum (whose declared value the checks use).
+ */
+export function rootQuorumToday(session: Session): Promise<QuorumToday | undefined> {
+  let found = quorumsToday.get(session.client);
+  if (found === undefined) {
+    found = collections.organization(session).then(({ organizationData }) => organizationData.rootQuorum as QuorumToday | undefined);
+    found.catch(() => quorumsToday.delete(session.client));
+    quorumsToday.set(session.client, found);
+  }
+  return found;
+}
+
 /** Why the declared IP allowlist would lock the deploying key out, if it would. */
 async function allowlistLockout(session: Session, inputs: Record<string, unknown>): Promise<CheckFailure[]> {
   const publicKey = inputs.publicKey;
@@ -106,8 +131,7 @@ async function rootQuorumLockout(session: Session, inputs: Record<string, unknow
   if (containsUnknown(userIds) || !Array.isArray(userIds)) return [];
   const user = await deployingUser(session);
   if (user === undefined) return [];
-  const { organizationData } = await collections.organization(session);
-  const today = organizationData.rootQuorum;
+  const today = await rootQuorumToday(session);
   if (!(today?.userIds ?? []).includes(user.userId)) return [];
   if (userIds.includes(user.userId)) {
     // Still a member, but no longer the quorum alone: what no policy allows waits for approvals.

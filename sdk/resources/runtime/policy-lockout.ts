@@ -31,7 +31,7 @@ import { buildProof } from "../../policy/smt/diff";
 import { submitterIs } from "../../policy/smt/properties";
 import type { CheckFailure } from "./check";
 import type { Session } from "./client";
-import { deployingUser, OPT_OUT, type DeployingUser } from "./lockout";
+import { deployingUser, OPT_OUT, rootQuorumToday, type DeployingUser } from "./lockout";
 import { nameOfUrn } from "./plan-census";
 import { collections } from "./shared-reads";
 import type { Settings } from "./settings";
@@ -155,8 +155,7 @@ async function resultingPolicies(session: Session, planned: ReadonlyMap<string, 
 async function bypassesPolicies(session: Session, user: DeployingUser, plannedQuorum: Record<string, unknown> | undefined): Promise<boolean | undefined> {
   const actsAlone = (q: { threshold?: unknown; userIds?: unknown } | undefined) =>
     q !== undefined && Array.isArray(q.userIds) && q.userIds.includes(user.userId) && typeof q.threshold === "number" && q.threshold <= 1;
-  const { organizationData } = await collections.organization(session);
-  if (!actsAlone(organizationData.rootQuorum as { threshold?: unknown; userIds?: unknown } | undefined)) return false;
+  if (!actsAlone(await rootQuorumToday(session))) return false;
   if (plannedQuorum === undefined) return true;
   if (containsUnknown(plannedQuorum.userIds) || containsUnknown(plannedQuorum.threshold)) return undefined;
   return actsAlone(plannedQuorum);
