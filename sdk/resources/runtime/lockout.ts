@@ -62,24 +62,34 @@ export interface DeployingUser {
   readonly userTags: readonly string[];
 }
 
+/**
+ * `load`'s answer, read once per client and kept for the run (a failure is forgotten, so the next
+ * call reads again): for what the run's own writes do not change.
+ */
+function oncePerClient<T>(memo: WeakMap<object, Promise<T>>, session: Session, load: () => Promise<T>): Promise<T> {
+  let found = memo.get(session.client);
+  if (found === undefined) {
+    found = load();
+    found.catch(() => memo.delete(session.client));
+    memo.set(session.client, found);
+  }
+  return found;
+}
+
 /** Per client: the user its key belongs to (a key never moves to another user). */
 const deployingUsers = new WeakMap<object, Promise<DeployingUser | undefined>>();
 
 /** The user the deploying API key belongs to, when the session can see it; read once per client. */
 export function deployingUser(session: Session): Promise<DeployingUser | undefined> {
-  let found = deployingUsers.get(session.client);
-  if (found === undefined) {
-    found = collections.users(session).then(({ users }) => {
+  return oncePerClient(deployingUsers, session, () =>
+    collections.users(session).then(({ users }) => {
       const user = users.find((u) => u.apiKeys.some((k) => sameKey(k.credential.publicKey, session.credentialPublicKey)));
       return user === undefined ? undefined : { userId: user.userId, userName: user.userName, userEmail: user.userEmail || undefined, userTags: user.userTags ?? [] };
-    });
-    found.catch(() => deployingUsers.delete(session.client));
-    deployingUsers.set(session.client, found);
-  }
-  return found;
+    }),
+  );
 }
 
-/** The root quorum as the run found it, per client: a quorum of its own is what the plan changes. */
+/** The root quorum's members and threshold, as the organization record gives them. */
 export interface QuorumToday {
   readonly userIds?: readonly string[];
   readonly threshold?: number;
@@ -95,13 +105,9 @@ const quorumsToday = new WeakMap<object, Promise<QuorumToday | undefined>>();
  * does not change before the plan's own RootQuorum (whose declared value the checks use).
  */
 export function rootQuorumToday(session: Session): Promise<QuorumToday | undefined> {
-  let found = quorumsToday.get(session.client);
-  if (found === undefined) {
-    found = collections.organization(session).then(({ organizationData }) => organizationData.rootQuorum as QuorumToday | undefined);
-    found.catch(() => quorumsToday.delete(session.client));
-    quorumsToday.set(session.client, found);
-  }
-  return found;
+  return oncePerClient(quorumsToday, session, () =>
+    collections.organization(session).then(({ organizationData }) => organizationData.rootQuorum as QuorumToday | undefined),
+  );
 }
 
 /** Why the declared IP allowlist would lock the deploying key out, if it would. */
