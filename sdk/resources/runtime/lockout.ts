@@ -24,7 +24,7 @@ import { BlockList, isIP } from "node:net";
 import type { CheckFailure } from "./check";
 import type { Session } from "./client";
 import { ProviderError } from "./errors";
-import { collections } from "./shared-reads";
+import { before } from "./shared-reads";
 import type { Settings } from "./settings";
 import { containsUnknown } from "./values";
 
@@ -69,7 +69,7 @@ const deployingUsers = new WeakMap<object, Promise<DeployingUser | undefined>>()
 export function deployingUser(session: Session): Promise<DeployingUser | undefined> {
   let found = deployingUsers.get(session.client);
   if (found === undefined) {
-    found = collections.users(session).then(({ users }) => {
+    found = before.users(session).then((users) => {
       const user = users.find((u) => u.apiKeys.some((k) => sameKey(k.credential.publicKey, session.credentialPublicKey)));
       return user === undefined ? undefined : { userId: user.userId, userName: user.userName, userEmail: user.userEmail || undefined, userTags: user.userTags ?? [] };
     });
@@ -106,7 +106,7 @@ async function rootQuorumLockout(session: Session, inputs: Record<string, unknow
   if (containsUnknown(userIds) || !Array.isArray(userIds)) return [];
   const user = await deployingUser(session);
   if (user === undefined) return [];
-  const { organizationData } = await collections.organization(session);
+  const { organizationData } = await before.organization(session);
   const today = organizationData.rootQuorum;
   if (!(today?.userIds ?? []).includes(user.userId)) return [];
   if (userIds.includes(user.userId)) {
