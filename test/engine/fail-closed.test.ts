@@ -79,7 +79,7 @@ describe("TypeScript resources fail closed", () => {
       await stack.preview({ expectNoChanges: true });
       const green = since(t0);
       figures.greenPreview = green;
-      // The engine's own cost of a preview on this machine, plus the budget of the one whoami.
+      // The engine's own cost of a preview on this machine, plus the budget of the one settings read.
       const limit = green + TIMEOUT_MS + 15_000;
 
       const stranger = generateApiKeyPair();

@@ -54,7 +54,7 @@ describe("a silent server at the default settings", () => {
       console.log(`silent-server figures (ms, loaded machine): ${JSON.stringify({ preview: Math.round(performance.now() - t0) })}`);
       expect(preview.exitCode).not.toBe(0);
       expect(preview.output).toMatch(
-        /whoami: the server accepted the connection but sent nothing within 15000 ms \(keyform:firstByteTimeoutMs \(KEYFORM_FIRST_BYTE_TIMEOUT_MS\) is 15000 ms\); check keyform:baseUrl \(KEYFORM_BASE_URL\) http:\/\/127\.0\.0\.1:\d+ \(is it the service\?\)/,
+        /getOrganization: the server accepted the connection but sent nothing within 15000 ms \(keyform:firstByteTimeoutMs \(KEYFORM_FIRST_BYTE_TIMEOUT_MS\) is 15000 ms\); check keyform:baseUrl \(KEYFORM_BASE_URL\) http:\/\/127\.0\.0\.1:\d+ \(is it the service\?\)/,
       );
       // One settings check for the three resources: one connection, no retries.
       expect(accepted).toBe(1);

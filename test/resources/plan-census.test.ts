@@ -9,8 +9,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { handlers } from "../../sdk/resources/runtime";
 import { forgetPlanCensus, limitFailures, URN_INPUT } from "../../sdk/resources/runtime/plan-census";
-import { forgetSharedReads } from "../../sdk/resources/runtime/shared-reads";
+import { before, forgetSharedReads } from "../../sdk/resources/runtime/shared-reads";
+import { claim, forgetEarlierWork } from "../../sdk/resources/runtime/earlier-work";
+import { KeyformClient } from "../../sdk/client";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { startFaultProxy, type FaultProxy } from "../support/fault-proxy";
 
 const ORG = "org-1";
 const urn = (kind: string, name: string) => `urn:pulumi:dev::proj::pulumi-nodejs:dynamic/keyform:${kind}::${name}`;
@@ -103,5 +107,72 @@ describe("resource limits, counted against a real organization", () => {
     expect(over[0]?.reason).toMatch(new RegExp(`would hold 11 API keys \\(expiring API keys of user ${userId}\\)`));
     // Long-lived keys are counted apart: the root user's own key and one more are far from 10.
     expect(await limitFailures(session(), planned("ApiKey", "l0", { userId, apiKeyName: "long-0" }))).toEqual([]);
+  });
+});
+
+describe("API keys of a user made after the census read (one read per run)", () => {
+  let emu: TestEmulator;
+  let proxy: FaultProxy;
+  let client: KeyformClient;
+  const organizationId = () => emu.emulator.bootstrap.organizationId;
+  const session = () => ({ organizationId: organizationId(), client, credentialPublicKey: emu.emulator.bootstrap.apiPublicKey, context: directContext() });
+  const planned = (kind: string, name: string, inputs: Record<string, unknown>) => ({ kind, urn: urn(kind, name), organizationId: organizationId(), inputs, olds: {} });
+  const keyParams = (name: string) => ({ apiKeyName: name, publicKey: generateApiKeyPair().publicKey, curveType: "API_KEY_CURVE_P256" as const });
+  /** Makes a user through the counted client (as a create of the run would) and returns its id. */
+  const makeUser = async (userName: string, keys: number) =>
+    (await client.createUsers({ users: [{ userName, apiKeys: Array.from({ length: keys }, (_, i) => keyParams(`${userName}-own-${i}`)), authenticators: [], oauthProviders: [], userTags: [] }] })).userIds[0]!;
+  /** Checks API keys k0… on `userId` until one fails; returns how many passed and that failure. */
+  async function fillUntilRefused(userId: string, prefix: string) {
+    for (let i = 0; i < 20; i++) {
+      const failures = await limitFailures(session(), planned("ApiKey", `${prefix}${i}`, { userId, apiKeyName: `${prefix}-key-${i}` }));
+      if (failures.length > 0) return { passed: i, reason: failures[0]!.reason };
+    }
+    return { passed: 20, reason: undefined };
+  }
+
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+    proxy = await startFaultProxy({ upstream: emu.emulator.url, rate: 0, seed: 1 });
+    const b = emu.emulator.bootstrap;
+    client = new KeyformClient({ baseUrl: proxy.url, organizationId: b.organizationId, stamper: new ApiKeyStamper({ apiPublicKey: b.apiPublicKey, apiPrivateKey: b.apiPrivateKey }), poll: { intervalMs: 50 } });
+  }, 120_000);
+  beforeEach(() => {
+    forgetEarlierWork();
+    forgetSharedReads();
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await emu?.stop();
+  });
+
+  it("made by this run with no API key of its own: it holds none but the declared ones, and the checks read nothing more", async () => {
+    // The run's first read (the settings check) comes before the user exists.
+    await before.organization(session());
+    const userId = await makeUser("made-bare", 0);
+    claim(session(), "User", userId);
+    expect(await limitFailures(session(), planned("User", "made-bare", { userName: "made-bare" }))).toEqual([]);
+    proxy.resetCounts();
+    const { passed, reason } = await fillUntilRefused(userId, "bare");
+    expect(passed).toBe(10);
+    expect(reason).toMatch(new RegExp(`would hold 11 API keys \\(long-lived API keys of user ${userId}\\).*0 exist and are not declared here`));
+    expect(proxy.counts.requests).toBe(0);
+  });
+
+  it("made by this run while a User of the plan declares API keys of its own: the keys it holds now are counted", async () => {
+    await before.organization(session());
+    expect(await limitFailures(session(), planned("User", "made-keyed", { userName: "made-keyed", apiKeys: [{ apiKeyName: "a" }, { apiKeyName: "b" }] }))).toEqual([]);
+    const userId = await makeUser("made-keyed", 2);
+    claim(session(), "User", userId);
+    const { passed, reason } = await fillUntilRefused(userId, "keyed");
+    expect(passed).toBe(8);
+    expect(reason).toMatch(/would hold 11 API keys .*2 exist and are not declared here \("made-keyed-own-\d" /);
+  });
+
+  it("made after the census read by someone else: the keys it holds now are counted", async () => {
+    await before.organization(session());
+    const userId = await makeUser("made-elsewhere", 3);
+    const { passed, reason } = await fillUntilRefused(userId, "other");
+    expect(passed).toBe(7);
+    expect(reason).toMatch(/would hold 11 API keys .*3 exist and are not declared here/);
   });
 });

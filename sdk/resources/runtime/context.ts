@@ -39,6 +39,10 @@ export class ProviderContext {
     bucketMembers: new Map<string, Map<string, string>>(),
     /** bucket → keys the plan moves away from (old names of resources renamed in place). */
     released: new Map<string, Map<string, string>>(),
+    /** Per client: the organization's collections as this run first read them (`shared-reads.ts`, `before`). */
+    before: new Map<object, Map<string, Promise<unknown>>>(),
+    /** org → URN → whether a User resource of the plan creates its user with API keys of its own. */
+    usersWithKeys: new Map<string, Map<string, boolean>>(),
     /** org|kind → the objects that exist now, by bucket. */
     existingByKind: new Map<string, Promise<Map<string, Map<string, string>>>>(),
     /** org → URN → a Policy resource of the plan (`policy-lockout.ts`). */

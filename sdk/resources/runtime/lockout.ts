@@ -24,7 +24,7 @@ import { BlockList, isIP } from "node:net";
 import type { CheckFailure } from "./check";
 import type { Session } from "./client";
 import { ProviderError } from "./errors";
-import { collections } from "./shared-reads";
+import { before } from "./shared-reads";
 import type { Settings } from "./settings";
 import { containsUnknown } from "./values";
 
@@ -63,30 +63,13 @@ export interface DeployingUser {
 }
 
 /**
- * `load`'s answer, read once per client and kept for the run (a failure is forgotten, so the next
- * call reads again): for what the run's own writes do not change.
+ * The user the deploying API key belongs to, when the session can see it, from the organization
+ * as this run first read it (`before`): a key never moves to another user.
  */
-function oncePerClient<T>(memo: WeakMap<object, Promise<T>>, session: Session, load: () => Promise<T>): Promise<T> {
-  let found = memo.get(session.client);
-  if (found === undefined) {
-    found = load();
-    found.catch(() => memo.delete(session.client));
-    memo.set(session.client, found);
-  }
-  return found;
-}
-
-/** Per client: the user its key belongs to (a key never moves to another user). */
-const deployingUsers = new WeakMap<object, Promise<DeployingUser | undefined>>();
-
-/** The user the deploying API key belongs to, when the session can see it; read once per client. */
-export function deployingUser(session: Session): Promise<DeployingUser | undefined> {
-  return oncePerClient(deployingUsers, session, () =>
-    collections.users(session).then(({ users }) => {
-      const user = users.find((u) => u.apiKeys.some((k) => sameKey(k.credential.publicKey, session.credentialPublicKey)));
-      return user === undefined ? undefined : { userId: user.userId, userName: user.userName, userEmail: user.userEmail || undefined, userTags: user.userTags ?? [] };
-    }),
-  );
+export async function deployingUser(session: Session): Promise<DeployingUser | undefined> {
+  const users = await before.users(session);
+  const user = users.find((u) => u.apiKeys.some((k) => sameKey(k.credential.publicKey, session.credentialPublicKey)));
+  return user === undefined ? undefined : { userId: user.userId, userName: user.userName, userEmail: user.userEmail || undefined, userTags: user.userTags ?? [] };
 }
 
 /** The root quorum's members and threshold, as the organization record gives them. */
@@ -95,19 +78,15 @@ export interface QuorumToday {
   readonly threshold?: number;
 }
 
-/** Per client: the root quorum at its first read in the run. */
-const quorumsToday = new WeakMap<object, Promise<QuorumToday | undefined>>();
-
 /**
- * The root quorum before this run changes it, read once per client: every write of the run
- * makes the shared organization read stale, and a check of each Policy or RootQuorum reading it
- * again would cost one request per resource on an unlimited plan for an answer the run itself
- * does not change before the plan's own RootQuorum (whose declared value the checks use).
+ * The root quorum before this run changes it (`before`): every write of the run makes the shared
+ * organization read stale, and a check of each Policy or RootQuorum reading it again would cost
+ * one request per resource for an answer the run itself does not change before the plan's own
+ * RootQuorum (whose declared value the checks use).
  */
-export function rootQuorumToday(session: Session): Promise<QuorumToday | undefined> {
-  return oncePerClient(quorumsToday, session, () =>
-    collections.organization(session).then(({ organizationData }) => organizationData.rootQuorum as QuorumToday | undefined),
-  );
+export async function rootQuorumToday(session: Session): Promise<QuorumToday | undefined> {
+  const { organizationData } = await before.organization(session);
+  return organizationData.rootQuorum as QuorumToday | undefined;
 }
 
 /** Why the declared IP allowlist would lock the deploying key out, if it would. */

@@ -7,7 +7,9 @@
  * - two resources of the program declare the same unique value of one class in one
  *   organization (two UserTags named "ops": the second create would be refused with 409), or
  * - the plan would hold more objects of a class than the service allows (`plan-rules.ts`):
- *   the objects that exist now and are not renamed by this plan, plus every one declared.
+ *   the objects that existed before this run (one read per run, `before` in `shared-reads.ts`,
+ *   so `up` counts what preview counted and reads nothing again after its own writes) and are
+ *   not renamed by this plan, plus every one declared.
  *   Pulumi creates before it deletes, so an object the plan removes still counts while the
  *   new ones are created, as it does on the service.
  *
@@ -18,7 +20,7 @@
 import { directContext, type ProviderContext } from "./context";
 import type { CheckFailure } from "./check";
 import type { Session } from "./client";
-import { PLAN_RULES } from "./plan-rules";
+import { noteUserKeys, PLAN_RULES } from "./plan-rules";
 import { isUnknown } from "./values";
 
 /** The hidden input a dynamic resource carries its own URN in (set by the resource class). */
@@ -94,6 +96,7 @@ export function duplicateFailures(context: ProviderContext, planned: PlannedReso
  * than the service allows there, naming the count, the existing objects and the declared ones.
  */
 export async function limitFailures(session: Session, planned: PlannedResource): Promise<CheckFailure[]> {
+  if (planned.kind === "User") noteUserKeys(session, planned.urn, planned.inputs);
   const limit = PLAN_RULES[planned.kind]?.limit;
   if (limit === undefined) return [];
   const bucket = limit.bucket(planned.inputs);
@@ -115,7 +118,7 @@ export async function limitFailures(session: Session, planned: PlannedResource):
     reading.catch(() => existingByKind.delete(kindKey));
     existingByKind.set(kindKey, reading);
   }
-  const existing = (await reading).get(bucket) ?? new Map<string, string>();
+  const existing = (await reading).get(bucket) ?? (await limit.unseen?.(session, planned.inputs, bucket)) ?? new Map<string, string>();
 
   const declared = new Set(bucketMembers.get(bucketKey)!.values());
   const gone = new Set(released.get(bucketKey)?.values() ?? []);

@@ -11,7 +11,9 @@
  * the oldest expiring key without a word, so a plan that exceeds it is refused too).
  */
 import type { Session } from "./client";
-import { collections } from "./shared-reads";
+import { isClaimed } from "./earlier-work";
+import { before, collections } from "./shared-reads";
+import { containsUnknown } from "./values";
 
 /** One value the service keeps unique, and the property it comes from. */
 export interface UniqueValue {
@@ -33,8 +35,13 @@ export interface Limit {
   readonly property: string;
   /** The container and bucket a declared object counts in (e.g. per user, expiring or not); `undefined`: not counted. */
   bucket(inputs: Record<string, unknown>): string | undefined;
-  /** The objects that exist now, by the same key as `counted`, in each bucket. */
+  /** The objects that existed before this run (`before` in `shared-reads.ts`), by the same key as `counted`, in each bucket. */
   existing(session: Session): Promise<Map<string, Map<string, string>>>;
+  /**
+   * The objects in a bucket that `existing` does not hold, when that may not mean none: a
+   * container (a user) made after the census read. Default: none.
+   */
+  unseen?(session: Session, inputs: Record<string, unknown>, bucket: string): Promise<Map<string, string>>;
   /** The key a declared object is counted under (the same object found existing has the same key). */
   counted(inputs: Record<string, unknown>): string | undefined;
 }
@@ -69,21 +76,48 @@ function orgLimit(max: number, noun: string, property: string, read: (s: Session
 
 const API_KEY_LIMIT = 10;
 
+/** The API keys of `users` by bucket (long-lived or expiring, per user), by name. */
+function apiKeyBuckets(users: ReadonlyArray<{ userId: string; apiKeys: ReadonlyArray<{ apiKeyName: string; apiKeyId: string; expirationSeconds?: string }> }>): Map<string, Map<string, string>> {
+  const buckets = new Map<string, Map<string, string>>();
+  for (const user of users) {
+    for (const key of user.apiKeys) {
+      const bucket = `${key.expirationSeconds === undefined || key.expirationSeconds === "" ? "long-lived" : "expiring"} API keys of user ${user.userId}`;
+      if (!buckets.has(bucket)) buckets.set(bucket, new Map());
+      buckets.get(bucket)!.set(key.apiKeyName, key.apiKeyId);
+    }
+  }
+  return buckets;
+}
+
+/** Records whether a User resource of the plan creates its user with API keys (`apiKeys` declared, or unknown yet). */
+export function noteUserKeys(session: Session, urn: string, inputs: Record<string, unknown>): void {
+  const { usersWithKeys } = session.context.census;
+  let byUrn = usersWithKeys.get(session.organizationId);
+  if (byUrn === undefined) usersWithKeys.set(session.organizationId, (byUrn = new Map()));
+  const keys = inputs.apiKeys;
+  byUrn.set(urn, containsUnknown(keys) || (Array.isArray(keys) && keys.length > 0));
+}
+
+/** Whether some User resource of the plan creates its user with API keys of its own. */
+function usersMadeWithKeys(session: Session): boolean {
+  return [...(session.context.census.usersWithKeys.get(session.organizationId)?.values() ?? [])].some(Boolean);
+}
+
 /** The rules by resource class name; a class not listed has none. */
 export const PLAN_RULES: Readonly<Record<string, PlanRule>> = {
   UserTag: {
     unique: orgName("userTagName"),
     limit: orgLimit(100, "user tags", "userTagName", async (s) =>
-      (await collections.userTags(s)).userTags.filter((t) => t.tagType === "TAG_TYPE_USER").map((t) => [t.tagName, t.tagId]),
+      (await before.userTags(s)).map((t) => [t.tagName, t.tagId]),
     ),
   },
   Policy: {
     unique: orgName("policyName"),
-    limit: orgLimit(100, "policies", "policyName", async (s) => (await collections.policies(s)).policies.map((p) => [p.policyName, p.policyId])),
+    limit: orgLimit(100, "policies", "policyName", async (s) => (await before.policies(s)).map((p) => [p.policyName, p.policyId])),
   },
   User: {
     unique: orgName("userName"),
-    limit: orgLimit(100, "users", "userName", async (s) => (await collections.users(s)).users.map((u) => [u.userName, u.userId])),
+    limit: orgLimit(100, "users", "userName", async (s) => (await before.users(s)).map((u) => [u.userName, u.userId])),
   },
   Wallet: {
     unique: orgName("walletName"),
@@ -126,23 +160,22 @@ export const PLAN_RULES: Readonly<Record<string, PlanRule>> = {
         return `${inputs.expirationSeconds === undefined ? "long-lived" : "expiring"} API keys of user ${user}`;
       },
       counted: (inputs) => str(inputs.apiKeyName),
-      existing: async (s) => {
-        const buckets = new Map<string, Map<string, string>>();
-        for (const user of (await collections.users(s)).users) {
-          for (const key of user.apiKeys) {
-            const bucket = `${key.expirationSeconds === undefined || key.expirationSeconds === "" ? "long-lived" : "expiring"} API keys of user ${user.userId}`;
-            if (!buckets.has(bucket)) buckets.set(bucket, new Map());
-            buckets.get(bucket)!.set(key.apiKeyName, key.apiKeyId);
-          }
-        }
-        return buckets;
+      existing: async (s) => apiKeyBuckets(await before.users(s)),
+      unseen: async (s, inputs, bucket) => {
+        const userId = str(inputs.userId);
+        // A user the census read saw, with no key in this bucket.
+        if ((await before.users(s)).some((u) => u.userId === userId)) return new Map();
+        // Made after the census read by this run, with no API key of its own: it holds none but the ones this plan declares.
+        if (userId !== undefined && isClaimed(s, "User", userId) && !usersMadeWithKeys(s)) return new Map();
+        // Else (made with keys, or not by this run): what it holds now.
+        return apiKeyBuckets((await collections.users(s)).users.filter((u) => u.userId === userId)).get(bucket) ?? new Map();
       },
     },
   },
   Invitation: {
     unique: () => [],
     limit: orgLimit(100, "invitations", "receiverUserEmail", async (s) =>
-      ((await collections.organization(s)).organizationData.invitations ?? [])
+      ((await before.organization(s)).organizationData.invitations ?? [])
         .filter((i) => i.status !== "INVITATION_STATUS_REVOKED")
         .map((i) => [i.receiverEmail, i.invitationId]),
     ),

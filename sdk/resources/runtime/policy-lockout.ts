@@ -33,7 +33,7 @@ import type { CheckFailure } from "./check";
 import type { Session } from "./client";
 import { deployingUser, OPT_OUT, rootQuorumToday, type DeployingUser } from "./lockout";
 import { nameOfUrn } from "./plan-census";
-import { collections } from "./shared-reads";
+import { before } from "./shared-reads";
 import type { Settings } from "./settings";
 import { containsUnknown } from "./values";
 
@@ -127,7 +127,7 @@ const POLICY_FIELDS = ["effect", "condition", "consensus", "time"] as const;
 
 /** The policies the plan leaves: today's, with each planned one in place of its earlier version; undefined while a planned one is unknown. */
 async function resultingPolicies(session: Session, planned: ReadonlyMap<string, PlannedPolicy>): Promise<PolicyRecord[] | undefined> {
-  const { policies } = await collections.policies(session);
+  const policies = await before.policies(session);
   const replaced = new Set<string>();
   const declared: PolicyRecord[] = [];
   for (const [urn, p] of planned) {

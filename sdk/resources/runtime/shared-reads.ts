@@ -86,3 +86,46 @@ export const collections = {
   sessionProfiles: (s: Session) => sharedRead(s, "get_session_profiles", () => s.client.getSessionProfiles({})),
   earnEnabledVaults: (s: Session) => sharedRead(s, "list_earn_enabled_vaults", () => s.client.listEarnEnabledVaults({})),
 };
+
+/**
+ * One read of `collection` per client for the whole run, never made stale by writes: the
+ * organization as this run first saw it (`before`). A failed read is not kept.
+ */
+function readBefore<T>(session: Session, collection: string, load: () => Promise<T>): Promise<T> {
+  const { before } = session.context.census;
+  let byCollection = before.get(session.client);
+  if (byCollection === undefined) {
+    byCollection = new Map();
+    before.set(session.client, byCollection);
+  }
+  const cached = byCollection.get(collection);
+  if (cached !== undefined) return cached as Promise<T>;
+  const value = load();
+  byCollection.set(collection, value);
+  value.catch(() => {
+    if (byCollection.get(collection) === value) byCollection.delete(collection);
+  });
+  return value;
+}
+
+/**
+ * The organization before this run changed it: what the plan's census (`plan-census.ts`) and the
+ * lockout checks count and decide against, as preview does, while the objects the plan makes are
+ * counted as declared. The first read is the settings check (`verify.ts`), which comes before any
+ * write of the run, so one `get_organization` serves the settings check, every limit of the
+ * census and every lockout check: its record holds the users (with their API keys), the
+ * policies, the invitations, the tags and the root quorum. A part the service leaves out of the
+ * record is read from its own list instead, once per run, so nothing is counted from an absent
+ * field. Through the shared read, a read already made since the last write serves it too.
+ */
+export const before = {
+  organization: (s: Session) => readBefore(s, "get_organization", () => collections.organization(s)),
+  users: async (s: Session) => (await before.organization(s)).organizationData.users ?? (await readBefore(s, "list_users", () => collections.users(s))).users,
+  policies: async (s: Session) =>
+    (await before.organization(s)).organizationData.policies ?? (await readBefore(s, "list_policies", () => collections.policies(s))).policies,
+  /** The user tags (the record's `tags` hold private key tags too). */
+  userTags: async (s: Session) => {
+    const tags = (await before.organization(s)).organizationData.tags ?? (await readBefore(s, "list_user_tags", () => collections.userTags(s))).userTags;
+    return tags.filter((t) => t.tagType === "TAG_TYPE_USER");
+  },
+};

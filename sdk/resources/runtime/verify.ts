@@ -1,10 +1,16 @@
 /**
  * @module resources/runtime/verify
  * Proves once per run that the settings work, before anything is planned: the config holds no
- * unknown `keyform:*` key, the private key belongs to the public key, and one `whoami` at the
- * base URL, in the organization, with the key, succeeds within `keyform:timeoutMs`. Both front
- * doors (the dynamic providers and the provider plugin) run it from `check`, so a preview with
- * a wrong key, organization or server fails naming the setting instead of going green.
+ * unknown `keyform:*` key, the private key belongs to the public key, and one read of the
+ * organization record (`get_organization`) at the base URL, in the organization, with the key,
+ * succeeds within `keyform:timeoutMs`. Both front doors (the dynamic providers and the provider
+ * plugin) run it from `check`, so a preview with a wrong key, organization or server fails
+ * naming the setting instead of going green.
+ *
+ * Why the organization record and not `whoami`: the service refuses both the same way for a
+ * wrong key, organization or server, and the record is what the plan's census and lockout checks
+ * read anyway (`before` in `shared-reads.ts`): on a plan limited to 1 request/s, the settings
+ * check then costs no request of its own.
  */
 import type { ProviderContext } from "./context";
 import { AuthenticationError, ConnectionError, FirstByteTimeoutError, NotFoundError, PermissionDeniedError, TimeoutError } from "../../client/errors";
@@ -12,6 +18,7 @@ import { publicKeyFromPrivateKey } from "../../protocol/keys";
 import type { ApiKeyCurve } from "../../wire/enums";
 import { resolveOrganizationId, sessionFor } from "./client";
 import { ProviderError } from "./errors";
+import { before } from "./shared-reads";
 import { MissingSettingError, settingLabel, unknownSettingProblem, type Settings } from "./settings";
 
 /** The curve whose public key of `privateKey` is `publicKey`, or undefined when none is. */
@@ -38,7 +45,7 @@ export function unknownKeysError(keys: Iterable<string>): ProviderError | undefi
 
 /**
  * Proves once per configuration (per base URL, organization and public key) that the settings
- * reach the service and that it accepts the key, with one `whoami` call.
+ * reach the service and that it accepts the key, with the run's one read of the organization.
  * @throws {ProviderError} naming the setting to fix.
  */
 export function verifySettings(context: ProviderContext, settings: Settings, organizationId: string | undefined): Promise<void> {
@@ -49,7 +56,7 @@ export function verifySettings(context: ProviderContext, settings: Settings, org
   const key = `${settings.baseUrl}|${organizationId ?? settings.organizationId}|${settings.apiPublicKey}`;
   let pending = verified.get(key);
   if (pending === undefined) {
-    pending = whoami(context, settings, organizationId, purpose);
+    pending = readOrganization(context, settings, organizationId, purpose);
     // Awaited by every resource of the run; an unhandled rejection must not end the process first.
     pending.catch(() => undefined);
     verified.set(key, pending);
@@ -57,7 +64,7 @@ export function verifySettings(context: ProviderContext, settings: Settings, org
   return pending;
 }
 
-async function whoami(context: ProviderContext, settings: Settings, organizationId: string | undefined, purpose: string): Promise<void> {
+async function readOrganization(context: ProviderContext, settings: Settings, organizationId: string | undefined, purpose: string): Promise<void> {
   let session;
   try {
     session = sessionFor(context, settings, resolveOrganizationId(settings, organizationId, purpose), purpose);
@@ -72,7 +79,7 @@ async function whoami(context: ProviderContext, settings: Settings, organization
     );
   }
   try {
-    await session.client.callQuery("whoami", {});
+    await before.organization(session);
   } catch (error) {
     throw settingsError(error, settings, session.organizationId);
   }
