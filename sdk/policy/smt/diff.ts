@@ -28,7 +28,7 @@ import { compiledExpression } from "../compile";
 import { conditionMayMatchFacts } from "../coverage";
 import { classes, collectLiterals, genericSlotsNeeded, typeSignature, typeUniverse } from "./universe";
 import { camelCaseKey, requiredParameters } from "./witness";
-import { withSolver, z3Context } from "./runtime";
+import { solverThreadReady, withSolver, z3Context } from "./runtime";
 import { UserLabels } from "./labels";
 
 export { solverMemory, withSolver, z3Context } from "./runtime";
@@ -333,6 +333,7 @@ async function searchChanges(before: readonly PolicyRecord[], after: readonly Po
     const alone = space.alone();
     const solver = new z.Solver();
     solver.add(wellFormed, z.Or(gains, loses));
+    await solverThreadReady();
     for (;;) {
       if (changes.length >= maxChanges) {
         truncated = true;

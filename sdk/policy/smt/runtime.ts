@@ -26,6 +26,8 @@ type Arena = Map<object, () => void>;
 
 interface Runtime {
   readonly context: Z3Context;
+  /** Settles when Z3's solver thread has started (see {@link startSolverThread}). */
+  readonly threadReady: Promise<void>;
   /** Bytes Z3 has allocated and not freed (its own accounting, `Z3_get_estimated_alloc_size`). */
   readonly allocated: () => number;
   /** The WebAssembly heap's size in bytes (the build reserves its 2 GB cap up front, so this stays put). */
@@ -95,11 +97,41 @@ function load(): Promise<Runtime> {
     }
     return {
       context: api.Context("main") as Z3Context,
+      // A warm-up that failed leaves the first real check to start the thread (and report any fault).
+      threadReady: startSolverThread(Z3).catch(() => undefined),
       allocated: () => Number(Z3.get_estimated_alloc_size()),
       heapSize: () => (em as { HEAPU8: Uint8Array }).HEAPU8.length,
     };
   })();
   return runtime;
+}
+
+/**
+ * Starts the thread Z3 runs its checks on, while the caller goes on building its question.
+ *
+ * Why: Z3's WebAssembly build runs a check on a worker thread that it starts at the first check
+ * (loading its script and instantiating the module there: 0.1 to 1 s), and keeps for the later
+ * ones. A trivial check made now, in a context of its own (contexts are independent, so the main
+ * context may be used meanwhile), starts that worker in parallel with the encoding. The first
+ * real check should wait for it ({@link solverThreadReady}): otherwise a second worker is started.
+ */
+async function startSolverThread(Z3: Awaited<ReturnType<typeof import("z3-solver/build/low-level/index.js").init>>["Z3"]): Promise<void> {
+  const config = Z3.mk_config();
+  const context = Z3.mk_context_rc(config);
+  Z3.del_config(config);
+  const solver = Z3.mk_solver(context);
+  Z3.solver_inc_ref(context, solver);
+  try {
+    await Z3.solver_check(context, solver);
+  } finally {
+    Z3.solver_dec_ref(context, solver);
+    Z3.del_context(context);
+  }
+}
+
+/** Settles when the solver's thread is up: await it before a job's first check (see {@link startSolverThread}). */
+export async function solverThreadReady(): Promise<void> {
+  await (await load()).threadReady;
 }
 
 function runDeferred(): void {
