@@ -28,7 +28,7 @@ import { compiledExpression } from "../compile";
 import { conditionMayMatchFacts } from "../coverage";
 import { classes, collectLiterals, genericSlotsNeeded, typeSignature, typeUniverse } from "./universe";
 import { camelCaseKey, requiredParameters } from "./witness";
-import { solverThreadReady, withSolver, z3Context } from "./runtime";
+import { withSolver, z3Context } from "./runtime";
 import { UserLabels } from "./labels";
 
 export { solverMemory, withSolver, z3Context } from "./runtime";
@@ -143,7 +143,19 @@ export function typeClassesOf(policySets: readonly (readonly PolicyRecord[])[], 
 export function mayApplyTo(policy: PolicyRecord, group: readonly TypeSlot[]): boolean {
   const condition = conditionOf(policy);
   if (!condition) return true;
-  return group.some((slot) => conditionMayMatchFacts(condition, slot));
+  return group.some((slot) => mayMatch(condition, slot));
+}
+
+/** Answers of {@link conditionMayMatchFacts} by condition (compiled once per text, so both sides' copies of a policy share them) and facts. */
+const matchAnswers = new WeakMap<Expr, Map<string, boolean>>();
+
+function mayMatch(condition: Expr, slot: TypeSlot): boolean {
+  let answers = matchAnswers.get(condition);
+  if (answers === undefined) matchAnswers.set(condition, (answers = new Map()));
+  const facts = `${slot.type}\u0000${slot.kind}\u0000${slot.resource}\u0000${slot.action}`;
+  let answer = answers.get(facts);
+  if (answer === undefined) answers.set(facts, (answer = conditionMayMatchFacts(condition, slot)));
+  return answer;
 }
 
 const conditions = new WeakMap<PolicyRecord, Expr | undefined>();
@@ -333,7 +345,6 @@ async function searchChanges(before: readonly PolicyRecord[], after: readonly Po
     const alone = space.alone();
     const solver = new z.Solver();
     solver.add(wellFormed, z.Or(gains, loses));
-    await solverThreadReady();
     for (;;) {
       if (changes.length >= maxChanges) {
         truncated = true;
