@@ -48,6 +48,7 @@ function ownedRegistry(): typeof FinalizationRegistry {
   const Native = FinalizationRegistry;
   return class OwnedRegistry<T> {
     private readonly inner: FinalizationRegistry<T>;
+    private readonly arenas = new WeakMap<object, Arena>();
 
     constructor(private readonly finalize: (held: T) => void) {
       this.inner = new Native((held: T) => deferred.push(() => this.finalize(held)));
@@ -57,15 +58,19 @@ function ownedRegistry(): typeof FinalizationRegistry {
       const arena = currentArena.getStore();
       if (arena !== undefined && token !== undefined) {
         arena.set(token, () => this.finalize(held));
+        this.arenas.set(token, arena);
         return;
       }
       this.inner.register(target, held, token);
     }
 
-    // A job's object is released (if early) inside that job, since none outlives it: its arena is
-    // the current one. (No map from object to arena: one entry per term made cost more than the rest.)
     unregister(token: object): boolean {
-      return currentArena.getStore()?.delete(token) === true || this.inner.unregister(token);
+      const arena = this.arenas.get(token);
+      if (arena !== undefined) {
+        this.arenas.delete(token);
+        return arena.delete(token);
+      }
+      return this.inner.unregister(token);
     }
   } as unknown as typeof FinalizationRegistry;
 }
@@ -79,8 +84,6 @@ function load(): Promise<Runtime> {
       import("z3-solver/build/z3-built.js"),
     ]);
     const { Z3, em } = await init((built as { default?: unknown }).default ?? built);
-    // Started before the wrapping below: its check (made synchronously here) is the one the others wait for.
-    waitForThread(Z3, startSolverThread(Z3));
     // The API's one registry is made now, synchronously: swap the global for this call only.
     const original = globalThis.FinalizationRegistry;
     globalThis.FinalizationRegistry = ownedRegistry();
@@ -98,53 +101,6 @@ function load(): Promise<Runtime> {
   })();
   return runtime;
 }
-
-/**
- * Starts the thread Z3 runs its checks on, while the caller goes on building its question.
- *
- * Why: Z3's WebAssembly build runs a check on a worker thread that it starts at the first check
- * (loading its script and instantiating the module there: 0.1 to 1 s), and keeps for the later
- * ones. A trivial check made now, in a context of its own (contexts are independent, so the main
- * context may be used meanwhile), starts that worker in parallel with the encoding; every real
- * check waits for it ({@link waitForThread}).
- */
-async function startSolverThread(Z3: Awaited<ReturnType<typeof import("z3-solver/build/low-level/index.js").init>>["Z3"]): Promise<void> {
-  // A warm-up that fails leaves the first real check to start the thread (and report any fault).
-  try {
-    await checkNothing(Z3);
-  } catch {
-    // nothing: see above
-  }
-}
-
-async function checkNothing(Z3: Awaited<ReturnType<typeof import("z3-solver/build/low-level/index.js").init>>["Z3"]): Promise<void> {
-  const config = Z3.mk_config();
-  const context = Z3.mk_context_rc(config);
-  Z3.del_config(config);
-  const solver = Z3.mk_solver(context);
-  Z3.solver_inc_ref(context, solver);
-  try {
-    await Z3.solver_check(context, solver);
-  } finally {
-    Z3.solver_dec_ref(context, solver);
-    Z3.del_context(context);
-  }
-}
-
-/**
- * Makes every call of `Z3` that runs on the solver's thread wait for `ready` first: the build runs
- * one such call at a time (a second one throws), and a second worker would be started anyway.
- */
-function waitForThread(Z3: Record<string, unknown>, ready: Promise<void>): void {
-  for (const [name, call] of Object.entries(Z3)) {
-    if (typeof call !== "function" || !call.toString().includes("async_call")) continue;
-    Z3[name] = async (...args: unknown[]) => {
-      await ready;
-      return (call as (...a: unknown[]) => unknown)(...args);
-    };
-  }
-}
-
 
 function runDeferred(): void {
   for (let free = deferred.shift(); free !== undefined; free = deferred.shift()) free();
