@@ -29,6 +29,7 @@ import { conditionMayMatchFacts } from "../coverage";
 import { classes, collectLiterals, genericSlotsNeeded, typeSignature, typeUniverse } from "./universe";
 import { camelCaseKey, requiredParameters } from "./witness";
 import { withSolver, z3Context } from "./runtime";
+import { UserLabels } from "./labels";
 
 export { solverMemory, withSolver, z3Context } from "./runtime";
 
@@ -97,8 +98,6 @@ export interface DiffOptions {
 type Model = { eval(e: never, complete?: boolean): { toString(): string } };
 
 /** A user's display name: alias, else email, else id. */
-const nameOf = (u: DiffUser) => u.alias || u.email || u.id;
-
 /** The request space and both sides' decisions, shared by the diff and the other properties. */
 export interface Proof {
   readonly z: Z3Context;
@@ -144,7 +143,19 @@ export function typeClassesOf(policySets: readonly (readonly PolicyRecord[])[], 
 export function mayApplyTo(policy: PolicyRecord, group: readonly TypeSlot[]): boolean {
   const condition = conditionOf(policy);
   if (!condition) return true;
-  return group.some((slot) => conditionMayMatchFacts(condition, slot));
+  return group.some((slot) => mayMatch(condition, slot));
+}
+
+/** Answers of {@link conditionMayMatchFacts} by condition (compiled once per text, so both sides' copies of a policy share them) and facts. */
+const matchAnswers = new WeakMap<Expr, Map<string, boolean>>();
+
+function mayMatch(condition: Expr, slot: TypeSlot): boolean {
+  let answers = matchAnswers.get(condition);
+  if (answers === undefined) matchAnswers.set(condition, (answers = new Map()));
+  const facts = `${slot.type}\u0000${slot.kind}\u0000${slot.resource}\u0000${slot.action}`;
+  let answer = answers.get(facts);
+  if (answer === undefined) answers.set(facts, (answer = conditionMayMatchFacts(condition, slot)));
+  return answer;
 }
 
 const conditions = new WeakMap<PolicyRecord, Expr | undefined>();
@@ -306,7 +317,7 @@ export function diffPolicies(before: readonly PolicyRecord[], after: readonly Po
 async function searchChanges(before: readonly PolicyRecord[], after: readonly PolicyRecord[], options: DiffOptions): Promise<AccessDiff> {
   const { groups, typeCount } = relevanceGroups([before, after], options.literals);
   const orgUsers = (options.users ?? []).filter((u) => !u.root);
-  const labels = new UserLabels(orgUsers, [...before, ...after]);
+  const labels = new UserLabels(orgUsers);
   const changes: AccessChange[] = [];
   const notProved: OpaqueClause[] = [];
   const maxChanges = options.maxChanges ?? 500;
@@ -334,6 +345,11 @@ async function searchChanges(before: readonly PolicyRecord[], after: readonly Po
     const alone = space.alone();
     const solver = new z.Solver();
     solver.add(wellFormed, z.Or(gains, loses));
+    // A scope from the start makes every check use Z3's incremental solver. Without it the first
+    // check runs the one-shot solver (preprocessing the whole question) and the second, after the
+    // first blocking clause, takes the question in again into the incremental one: the group's
+    // questions then cost about twice as much. The answers are the same (sat, unsat or unknown).
+    solver.push();
     for (;;) {
       if (changes.length >= maxChanges) {
         truncated = true;
@@ -355,7 +371,7 @@ async function searchChanges(before: readonly PolicyRecord[], after: readonly Po
       const first = replay(before, after, witness, direction);
       if (!first.confirmed) replayFailures++;
       // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
-      const users = labels.replaying(witness, how, (activity) => replay(relevantBefore, relevantAfter, activity, direction).confirmed);
+      const users = labels.replaying(witness, how, direction, relevantBefore, relevantAfter);
       solver.add(z.Not(z.And(cell.formula, direction === "gains" ? gains : loses, how === "alone" ? alone : z.Not(alone))));
       changes.push({
         direction,
@@ -385,57 +401,6 @@ async function searchChanges(before: readonly PolicyRecord[], after: readonly Po
     typeCount,
     truncated,
   };
-}
-
-/**
- * The organization's users, grouped so that a question is asked once per group: users whose
- * id, email and alias appear in no policy and in no witness are told apart by the evaluator
- * only through their tags and how their own strings compare with one another (any other
- * comparison of a user's strings is with a literal or a request value), so users alike in those
- * answer alike.
- */
-class UserLabels {
-  private readonly literals: ReadonlySet<string>;
-
-  constructor(
-    private readonly users: readonly DiffUser[],
-    policies: readonly PolicyRecord[],
-  ) {
-    this.literals = collectLiterals(policies).strings;
-  }
-
-  /** Names of the users for whom `confirmed` holds of the witness submitted by them. */
-  replaying(witness: SimulatedActivity, how: "alone" | "with approvers", confirmed: (activity: SimulatedActivity) => boolean): string[] {
-    const inWitness = new Set<string>();
-    collectStrings(witness, inWitness);
-    const answers = new Map<string, boolean>();
-    return this.users
-      .filter((u) => {
-        const own = [u.id, u.email ?? "", u.alias ?? ""].some((text) => text !== "" && (this.literals.has(text) || inWitness.has(text)));
-        // Beyond tags, only how a user's own strings compare with one another (or with "") shows.
-        const [email, alias] = [u.email ?? "", u.alias ?? ""];
-        const shape = [u.id === email, u.id === alias, email === alias, email === "", alias === ""].map(Number).join("");
-        const key = own ? `user\u0000${u.id}` : `tags\u0000${shape}\u0000${[...(u.tags ?? [])].sort().join("\u0000")}`;
-        let answer = answers.get(key);
-        if (answer === undefined) {
-          const approvers: SimulatedUser[] = [{ id: u.id, tags: u.tags ?? [], email: u.email ?? "", alias: u.alias ?? "" }, ...(how === "alone" ? [] : (witness.approvers ?? []).filter((o) => o.id !== u.id))];
-          answers.set(key, (answer = confirmed({ ...witness, approvers })));
-        }
-        return answer;
-      })
-      .map(nameOf);
-  }
-}
-
-/** Every string inside a value (keys and values). */
-function collectStrings(value: unknown, into: Set<string>): void {
-  if (typeof value === "string") into.add(value);
-  else if (Array.isArray(value)) for (const item of value) collectStrings(item, into);
-  else if (value && typeof value === "object")
-    for (const [key, item] of Object.entries(value)) {
-      into.add(key);
-      collectStrings(item, into);
-    }
 }
 
 /** "a user tagged tag-sec" for a made-up witness user. */
@@ -472,8 +437,17 @@ function witnessOf(space: RequestSpace, model: Model, defaultNow: number): Simul
     const literal = space.literalOf(code);
     if (literal !== undefined && (classKey === undefined || space.strings.literalsOf(classKey).has(Number(code)))) return literal;
     const key = code.toString();
-    if (!others.has(key)) others.set(key, `${hint}-${others.size + 1}`);
+    if (!others.has(key)) others.set(key, freshName(hint));
     return others.get(key)!;
+  };
+  // A made-up value stands for a string no policy names and unlike the other made-up ones:
+  // `user-3` made up where a policy names user-3 would make that policy apply to the witness.
+  const madeUp = new Set<string>();
+  const freshName = (hint: string) => {
+    let n = others.size + 1;
+    while (madeUp.has(`${hint}-${n}`) || space.isLiteral(`${hint}-${n}`)) n++;
+    madeUp.add(`${hint}-${n}`);
+    return `${hint}-${n}`;
   };
   const tagsRead = new Map<number, string[]>();
   for (const [key, variable] of space.variables()) {
@@ -533,7 +507,10 @@ function witnessOf(space: RequestSpace, model: Model, defaultNow: number): Simul
       const sample = root === "activity" && rest[0] === "params" && rest.length === 2 ? sampled[camelCaseKey(rest[1]!)] : undefined;
       const sampleIsOther = typeof sample === "string" && !space.strings.literalsOf(`str:${path}`).has(space.code(sample));
       if (isLiteral) converted = literal;
-      else if (!others.has(value) && sampleIsOther) others.set(value, (converted = sample));
+      else if (!others.has(value) && sampleIsOther) {
+        others.set(value, (converted = sample));
+        madeUp.add(sample);
+      }
       else converted = text(BigInt(value), root === "wallet" ? "another-wallet" : root === "private_key" ? "another-private-key" : "other", `str:${path}`);
     }
     else if (match[2] === "count:") converted = listOf(space, model, path, Number(value));

@@ -213,6 +213,11 @@ export class RequestSpace {
     return code;
   }
 
+  /** Whether `text` is a string the policies name (so a made-up value must not be it). */
+  isLiteral(text: string): boolean {
+    return this.codes.has(text);
+  }
+
   /** The literal an interned int stands for, if any. */
   literalOf(code: bigint): string | undefined {
     for (const [text, c] of this.codes) if (BigInt(c) === code) return text;
