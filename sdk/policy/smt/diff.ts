@@ -20,15 +20,18 @@
  * of them errors (an error is no match). Own-credential changes allowed without a policy are not
  * modelled (the same on both sides unless a DENY on them changes).
  */
+import type { CheckSatResult } from "z3-solver";
 import type { Expr } from "../ast";
 import type { PolicyRecord } from "../engine";
 import { simulate, type SimulatedActivity, type SimulatedUser } from "../simulate";
-import { Encoder, payloadOf, RequestSpace, RESERVED_CODE, type OpaqueClause, type TypeSlot, type Z3Bool, type Z3Context } from "./encode";
+import { Encoder, RequestSpace, type OpaqueClause, type TypeSlot, type Z3Bool, type Z3Context } from "./encode";
 import { compiledExpression } from "../compile";
 import { conditionMayMatchFacts } from "../coverage";
 import { classes, collectLiterals, genericSlotsNeeded, typeSignature, typeUniverse } from "./universe";
-import { camelCaseKey, requiredParameters } from "./witness";
-import { withSolver, z3Context } from "./runtime";
+import type { ModelValues, SolverModel } from "./model-values";
+import { witnessOf } from "./model-witness";
+import { newSolver, solverStarting, withSolver, z3Context } from "./runtime";
+import { UserLabels } from "./labels";
 
 export { solverMemory, withSolver, z3Context } from "./runtime";
 
@@ -94,11 +97,6 @@ export interface DiffOptions {
   readonly nowMs?: number;
 }
 
-type Model = { eval(e: never, complete?: boolean): { toString(): string } };
-
-/** A user's display name: alias, else email, else id. */
-const nameOf = (u: DiffUser) => u.alias || u.email || u.id;
-
 /** The request space and both sides' decisions, shared by the diff and the other properties. */
 export interface Proof {
   readonly z: Z3Context;
@@ -114,10 +112,12 @@ export interface Proof {
   policyFormulas(policies: readonly PolicyRecord[]): { policy: PolicyRecord; applies: Z3Bool; err: Z3Bool }[];
   /** The constraints every request meets (call after all decisions are built). */
   wellFormed(): Z3Bool;
-  /** A witness activity from a model. */
-  witness(model: Model): SimulatedActivity;
-  /** The type class index and signing target cell of a model, with a label. */
-  cell(model: Model): { formula: Z3Bool; t: number; targetLabel?: string };
+  /** A model's values of the space, read at once: what the two readers below take. */
+  values(model: SolverModel): ModelValues;
+  /** A witness activity from a model's values (no call into Z3). */
+  witness(values: ModelValues): SimulatedActivity;
+  /** The type class index and signing target cell of a model, with a label, and a formula that blocks it. */
+  cell(values: ModelValues): { formula: Z3Bool; t: number; targetLabel?: string };
 }
 
 /** The activity-type classes of a question: the type universe of its policies, grouped by what they can tell apart. */
@@ -144,7 +144,19 @@ export function typeClassesOf(policySets: readonly (readonly PolicyRecord[])[], 
 export function mayApplyTo(policy: PolicyRecord, group: readonly TypeSlot[]): boolean {
   const condition = conditionOf(policy);
   if (!condition) return true;
-  return group.some((slot) => conditionMayMatchFacts(condition, slot));
+  return group.some((slot) => mayMatch(condition, slot));
+}
+
+/** Answers of {@link conditionMayMatchFacts} by condition (compiled once per text, so both sides' copies of a policy share them) and facts. */
+const matchAnswers = new WeakMap<Expr, Map<string, boolean>>();
+
+function mayMatch(condition: Expr, slot: TypeSlot): boolean {
+  let answers = matchAnswers.get(condition);
+  if (answers === undefined) matchAnswers.set(condition, (answers = new Map()));
+  const facts = `${slot.type}\u0000${slot.kind}\u0000${slot.resource}\u0000${slot.action}`;
+  let answer = answers.get(facts);
+  if (answer === undefined) answers.set(facts, (answer = conditionMayMatchFacts(condition, slot)));
+  return answer;
 }
 
 const conditions = new WeakMap<PolicyRecord, Expr | undefined>();
@@ -265,15 +277,16 @@ export async function buildProof(policySets: readonly (readonly PolicyRecord[])[
       for (const clause of space.opaque.values()) notProved.push(clause);
       return formula;
     },
-    witness: (model) => witnessOf(space, model, nowMs),
-    cell: (model) => cellOf(space, model, wallets, privateKeys, options.names),
+    values: (model) => space.valuesOf(model),
+    witness: (values) => witnessOf(space, values, nowMs),
+    cell: (values) => cellOf(space, values, wallets, privateKeys, options.names),
   };
 }
 
 /** The type class and signing target of a model, as a formula that blocks it. */
-function cellOf(space: RequestSpace, model: Model, wallets: readonly string[], keys: readonly string[], names: Readonly<Record<string, string>> = {}): { formula: Z3Bool; t: number; targetLabel?: string } {
+function cellOf(space: RequestSpace, values: ModelValues, wallets: readonly string[], keys: readonly string[], names: Readonly<Record<string, string>> = {}): { formula: Z3Bool; t: number; targetLabel?: string } {
   const z = space.z;
-  const num = (e: unknown) => BigInt(model.eval(e as never, true).toString().replace(/[()\s]/g, ""));
+  const num = (e: object) => values.int(e);
   const t = Number(num(space.t));
   const target = Number(num(space.target));
   let formula: Z3Bool = z.And(space.t.eq(t), space.target.eq(target));
@@ -298,15 +311,22 @@ function cellOf(space: RequestSpace, model: Model, wallets: readonly string[], k
  * same decision on both (the same formula), so it changes nothing and needs no solver; every
  * other group gets a space of its own with only those policies, so each check is small.
  */
-export function diffPolicies(before: readonly PolicyRecord[], after: readonly PolicyRecord[], options: DiffOptions = {}): Promise<AccessDiff> {
+export async function diffPolicies(before: readonly PolicyRecord[], after: readonly PolicyRecord[], options: DiffOptions = {}): Promise<AccessDiff> {
+  // The groups need no solver: they are worked out while Z3 starts on its own threads.
+  await solverStarting();
+  const relevance = relevanceGroups([before, after], options.literals);
   // The solver's objects of the whole diff are freed when it ends (the result is plain data).
-  return withSolver(() => searchChanges(before, after, options));
+  return withSolver(() => searchChanges(before, after, relevance, options));
 }
 
-async function searchChanges(before: readonly PolicyRecord[], after: readonly PolicyRecord[], options: DiffOptions): Promise<AccessDiff> {
-  const { groups, typeCount } = relevanceGroups([before, after], options.literals);
+async function searchChanges(
+  before: readonly PolicyRecord[],
+  after: readonly PolicyRecord[],
+  { groups, typeCount }: ReturnType<typeof relevanceGroups>,
+  options: DiffOptions,
+): Promise<AccessDiff> {
   const orgUsers = (options.users ?? []).filter((u) => !u.root);
-  const labels = new UserLabels(orgUsers, [...before, ...after]);
+  const labels = new UserLabels(orgUsers);
   const changes: AccessChange[] = [];
   const notProved: OpaqueClause[] = [];
   const maxChanges = options.maxChanges ?? 500;
@@ -332,44 +352,56 @@ async function searchChanges(before: readonly PolicyRecord[], after: readonly Po
     const gains = z.And(z.Not(allowedBefore), allowedAfter);
     const loses = z.And(allowedBefore, z.Not(allowedAfter));
     const alone = space.alone();
-    const solver = new z.Solver();
+    const solver = newSolver(z);
     solver.add(wellFormed, z.Or(gains, loses));
-    for (;;) {
-      if (changes.length >= maxChanges) {
-        truncated = true;
-        break;
+    // A scope from the start makes every check use Z3's incremental solver. Without it the first
+    // check runs the one-shot solver (preprocessing the whole question) and the second, after the
+    // first blocking clause, takes the question in again into the incremental one: the group's
+    // questions then cost about twice as much. The answers are the same (sat, unsat or unknown).
+    solver.push();
+    let next: Promise<CheckSatResult> | undefined = solver.check();
+    try {
+      while (next !== undefined) {
+        const verdict = await next;
+        next = undefined;
+        if (verdict === "unknown") {
+          proof.notProved.push({ clause: "(search)", reason: "the solver gave up" });
+          break;
+        }
+        if (verdict !== "sat") break;
+        const found = solver.model();
+        const direction = found.eval(gains, true).toString() === "true" ? "gains" : "loses";
+        const how = found.eval(alone, true).toString() === "true" ? "alone" : "with approvers";
+        const values = proof.values(found);
+        const cell = proof.cell(values);
+        // Freed now rather than with the diff: a long search makes many models.
+        found.release();
+        solver.add(z.Not(z.And(cell.formula, direction === "gains" ? gains : loses, how === "alone" ? alone : z.Not(alone))));
+        // The next check runs on the solver's thread while this change's witness is read,
+        // replayed and labelled below, none of which calls into Z3.
+        if (changes.length + 1 < maxChanges) next = solver.check();
+        else truncated = true;
+        const witness = proof.witness(values);
+        // The witness replays against the whole sets: this also checks that the policies left out could not apply.
+        const first = replay(before, after, witness, direction);
+        if (!first.confirmed) replayFailures++;
+        // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
+        const users = labels.replaying(witness, how, direction, relevantBefore, relevantAfter);
+        changes.push({
+          direction,
+          how,
+          users: orgUsers.length > 0 ? users : [describeUser(witness.approvers![0]!, new Set(space.namedIds), options.names)],
+          kinds: [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))],
+          ...(cell.targetLabel ? { target: cell.targetLabel } : {}),
+          witness,
+          before: first.b.outcome,
+          after: first.a.outcome,
+          confirmed: first.confirmed,
+        });
       }
-      const verdict = await solver.check();
-      if (verdict === "unknown") {
-        proof.notProved.push({ clause: "(search)", reason: "the solver gave up" });
-        break;
-      }
-      if (verdict !== "sat") break;
-      const found = solver.model();
-      const model = found as unknown as Model;
-      const direction = model.eval(gains as never, true).toString() === "true" ? "gains" : "loses";
-      const how = model.eval(alone as never, true).toString() === "true" ? "alone" : "with approvers";
-      const cell = proof.cell(model);
-      const witness = proof.witness(model);
-      // The witness replays against the whole sets: this also checks that the policies left out could not apply.
-      const first = replay(before, after, witness, direction);
-      if (!first.confirmed) replayFailures++;
-      // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
-      const users = labels.replaying(witness, how, (activity) => replay(relevantBefore, relevantAfter, activity, direction).confirmed);
-      solver.add(z.Not(z.And(cell.formula, direction === "gains" ? gains : loses, how === "alone" ? alone : z.Not(alone))));
-      changes.push({
-        direction,
-        how,
-        users: orgUsers.length > 0 ? users : [describeUser(witness.approvers![0]!, new Set(space.namedIds), options.names)],
-        kinds: [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))],
-        ...(cell.targetLabel ? { target: cell.targetLabel } : {}),
-        witness,
-        before: first.b.outcome,
-        after: first.a.outcome,
-        confirmed: first.confirmed,
-      });
-      // Freed now rather than with the diff: a long search makes many models.
-      found.release();
+    } finally {
+      // A check still running when this fails must end before the diff's objects are freed.
+      await next?.catch(() => undefined);
     }
     solver.release();
     for (const clause of proof.notProved) if (!notProved.some((n) => n.clause === clause.clause && n.reason === clause.reason)) notProved.push(clause);
@@ -387,233 +419,9 @@ async function searchChanges(before: readonly PolicyRecord[], after: readonly Po
   };
 }
 
-/**
- * The organization's users, grouped so that a question is asked once per group: users whose
- * id, email and alias appear in no policy and in no witness are told apart by the evaluator
- * only through their tags and how their own strings compare with one another (any other
- * comparison of a user's strings is with a literal or a request value), so users alike in those
- * answer alike.
- */
-class UserLabels {
-  private readonly literals: ReadonlySet<string>;
-
-  constructor(
-    private readonly users: readonly DiffUser[],
-    policies: readonly PolicyRecord[],
-  ) {
-    this.literals = collectLiterals(policies).strings;
-  }
-
-  /** Names of the users for whom `confirmed` holds of the witness submitted by them. */
-  replaying(witness: SimulatedActivity, how: "alone" | "with approvers", confirmed: (activity: SimulatedActivity) => boolean): string[] {
-    const inWitness = new Set<string>();
-    collectStrings(witness, inWitness);
-    const answers = new Map<string, boolean>();
-    return this.users
-      .filter((u) => {
-        const own = [u.id, u.email ?? "", u.alias ?? ""].some((text) => text !== "" && (this.literals.has(text) || inWitness.has(text)));
-        // Beyond tags, only how a user's own strings compare with one another (or with "") shows.
-        const [email, alias] = [u.email ?? "", u.alias ?? ""];
-        const shape = [u.id === email, u.id === alias, email === alias, email === "", alias === ""].map(Number).join("");
-        const key = own ? `user\u0000${u.id}` : `tags\u0000${shape}\u0000${[...(u.tags ?? [])].sort().join("\u0000")}`;
-        let answer = answers.get(key);
-        if (answer === undefined) {
-          const approvers: SimulatedUser[] = [{ id: u.id, tags: u.tags ?? [], email: u.email ?? "", alias: u.alias ?? "" }, ...(how === "alone" ? [] : (witness.approvers ?? []).filter((o) => o.id !== u.id))];
-          answers.set(key, (answer = confirmed({ ...witness, approvers })));
-        }
-        return answer;
-      })
-      .map(nameOf);
-  }
-}
-
-/** Every string inside a value (keys and values). */
-function collectStrings(value: unknown, into: Set<string>): void {
-  if (typeof value === "string") into.add(value);
-  else if (Array.isArray(value)) for (const item of value) collectStrings(item, into);
-  else if (value && typeof value === "object")
-    for (const [key, item] of Object.entries(value)) {
-      into.add(key);
-      collectStrings(item, into);
-    }
-}
-
 /** "a user tagged tag-sec" for a made-up witness user. */
 function describeUser(user: SimulatedUser, named: ReadonlySet<string>, names: Readonly<Record<string, string>> = {}): string {
   if (named.has(user.id)) return names[user.id] ?? user.id;
   const tags = (user.tags ?? []).map((t) => names[t] ?? t);
   return tags.length > 0 ? `any user tagged ${tags.join(", ")}` : "any user";
-}
-
-/** Sets `path` (`eth.tx.contract_call_args['wad']`) in a nested object. */
-function setPath(root: Record<string, unknown>, segments: readonly string[], value: unknown): void {
-  let node = root;
-  segments.forEach((segment, i) => {
-    if (i === segments.length - 1) {
-      node[segment] = value;
-      return;
-    }
-    if (typeof node[segment] !== "object" || node[segment] === null || Array.isArray(node[segment])) node[segment] = {};
-    node = node[segment] as Record<string, unknown>;
-  });
-}
-
-const segmentsOf = (path: string) => path.split(/\.|\[/).map((s) => s.replace(/^'|'\]$/g, ""));
-
-/** A concrete activity from a model: type, approvers, every required parameter, signing target, chain payload, now. */
-function witnessOf(space: RequestSpace, model: Model, defaultNow: number): SimulatedActivity {
-  const read = (e: unknown) => model.eval(e as never, true).toString().replace(/[()\s]/g, "");
-  const num = (e: unknown) => BigInt(read(e));
-  const slot = space.types[Number(num(space.t))]!;
-  const target = Number(num(space.target));
-  // Strings: a literal, or another value named after where it is read.
-  const others = new Map<string, string>();
-  const text = (code: bigint, hint: string, classKey?: string) => {
-    const literal = space.literalOf(code);
-    if (literal !== undefined && (classKey === undefined || space.strings.literalsOf(classKey).has(Number(code)))) return literal;
-    const key = code.toString();
-    if (!others.has(key)) others.set(key, `${hint}-${others.size + 1}`);
-    return others.get(key)!;
-  };
-  const tagsRead = new Map<number, string[]>();
-  for (const [key, variable] of space.variables()) {
-    const match = /^b:tag:(\d+)\u0000(.*)$/s.exec(key);
-    if (match && read(variable) === "true") tagsRead.set(Number(match[1]), [...(tagsRead.get(Number(match[1])) ?? []), match[2]!]);
-  }
-  const s = Number(num(space.s));
-  const userOf = (j: number, copy: number, count: number): SimulatedUser => {
-    const slotJ = space.slots[j]!;
-    const idCode = num(slotJ.id);
-    const id = slotJ.named ?? (idCode >= BigInt(RESERVED_CODE) || count > 1 ? `(user ${j + 1}.${copy + 1})` : text(idCode, "user", "user.id"));
-    const email = text(num(slotJ.email), "other", "user.email");
-    const alias = text(num(slotJ.alias), "other", "user.alias");
-    return { id, tags: tagsRead.get(j) ?? [], email, alias };
-  };
-  const approvers: SimulatedUser[] = [];
-  space.slots.forEach((_, j) => {
-    const n = Math.min(Number(num(space.slots[j]!.n)), 1000);
-    for (let copy = 0; copy < n; copy++) approvers.push(userOf(j, copy, n));
-  });
-  const first = firstOfSlot(space, model, s);
-  const ordered = [approvers[first]!, ...approvers.filter((_, i) => i !== first)];
-
-  const params: Record<string, unknown> = {};
-  const keywords: Record<string, unknown> = {};
-  const has = (name: string) => !slot.keywords || slot.keywords.has(name);
-  // A target id no policy reads is another one of its kind.
-  const targetText = (key: string, hint: string) => (space.variables().has(`i:${key}`) ? text(num(space.strVar(key)), hint, key) : text(BigInt(-1 - hint.length), hint));
-  if (target === 1 && has("wallet")) keywords.wallet = { id: targetText("str:wallet.id", "another-wallet"), imported: false, exported: false, label: "" };
-  if (target === 1 && has("wallet_account")) keywords.wallet_account = { address: targetText("str:wallet_account.address", "another-address") };
-  if (target === 2) keywords.private_key = { id: targetText("str:private_key.id", "another-private-key"), tags: [], imported: false, exported: false, label: "" };
-  for (const [payload, present] of space.chainPresent) {
-    if (read(present) !== "true") continue;
-    const [chain, field] = payload.split(".") as [string, string];
-    keywords[chain] = { ...((keywords[chain] as object | undefined) ?? {}), [field]: {} };
-  }
-  // A chain value is part of the request only when its payload is (the model's value of another is unused).
-  const carried = (path: string) => {
-    const payload = payloadOf(path);
-    return payload === undefined || read(space.chainPresent.get(payload)!) === "true";
-  };
-  let now = Math.floor(defaultNow / 1000) * 1000;
-  const sampled = requiredParameters(slot.type);
-  for (const [key, variable] of space.variables()) {
-    const match = /^(i|b):(str:|count:)?(.*)$/s.exec(key);
-    if (!match) continue;
-    const path = match[3]!;
-    if (/^(has|err|opaque|opaque-err|sorterr:[a-z]+|notlist|notlist-err|substr|mem|tag):/.test(path)) continue;
-    const [root, ...rest] = segmentsOf(path);
-    const value = read(variable);
-    let converted: unknown;
-    if (match[1] === "b") converted = value === "true";
-    else if (match[2] === "str:") {
-      const literal = space.literalOf(BigInt(value));
-      const isLiteral = literal !== undefined && space.strings.literalsOf(`str:${path}`).has(Number(value));
-      // Another value than the policies name: a well-formed sample of the field where there is one.
-      const sample = root === "activity" && rest[0] === "params" && rest.length === 2 ? sampled[camelCaseKey(rest[1]!)] : undefined;
-      const sampleIsOther = typeof sample === "string" && !space.strings.literalsOf(`str:${path}`).has(space.code(sample));
-      if (isLiteral) converted = literal;
-      else if (!others.has(value) && sampleIsOther) others.set(value, (converted = sample));
-      else converted = text(BigInt(value), root === "wallet" ? "another-wallet" : root === "private_key" ? "another-private-key" : "other", `str:${path}`);
-    }
-    else if (match[2] === "count:") converted = listOf(space, model, path, Number(value));
-    else converted = value;
-    // A value of another shape than the policies read: the read errors.
-    const sort = sortOf(match);
-    if (match[2] !== "count:" && space.variables().has(`b:sorterr:${sort}:${path}`) && read(space.boolVar(`sorterr:${sort}:${path}`)) === "true") {
-      converted = sort === "int" ? "not-a-number" : sort === "string" ? { not: "a string" } : "not-a-bool";
-    }
-    if (space.variables().has(`b:err:${path}`) && read(space.boolVar(`err:${path}`)) === "true") continue;
-    if (root === "activity" && rest[0] === "params") {
-      const field = rest[1]!;
-      const present = slot.params?.[field] === true || ((slot.params === undefined || slot.params[field] === false) && read(space.boolVar(`has:activity.params.${field}`)) === "true");
-      if (present) setPath(params, rest.slice(1), converted);
-    } else if (root !== undefined && root in keywords && carried(path)) {
-      setPath(keywords, [root, ...rest], converted);
-    }
-  }
-  // Lists read only through membership.
-  for (const [key] of space.variables()) {
-    const match = /^b:mem:(.*)\u0000/s.exec(key);
-    if (!match || space.variables().has(`i:count:${match[1]}`)) continue;
-    const path = match[1]!;
-    const [root, ...rest] = segmentsOf(path);
-    const value = listOf(space, model, path, 0);
-    if (root === "activity" && rest[0] === "params") {
-      const field = rest[1]!;
-      const present = slot.params?.[field] === true || ((slot.params === undefined || slot.params[field] === false) && read(space.boolVar(`has:activity.params.${field}`)) === "true");
-      if (present) setPath(params, rest.slice(1), value);
-    } else if (root !== undefined && root in keywords && carried(path)) setPath(keywords, [root, ...rest], value);
-  }
-  if (space.nowRead) now = Number(num(space.now));
-  // A payload the policies read nothing of is left out.
-  for (const payload of space.chainPresent.keys()) {
-    const [chain, field] = payload.split(".") as [string, string];
-    const held = keywords[chain] as Record<string, unknown> | undefined;
-    if (held && typeof held[field] === "object" && held[field] !== null && Object.keys(held[field] as object).length === 0) delete held[field];
-    if (held && Object.keys(held).length === 0) delete keywords[chain];
-  }
-  // Every required parameter of the type, then what the policies read (camelCase, as a client sends it).
-  const parameters: Record<string, unknown> = { ...requiredParameters(slot.type) };
-  const targetId = (keywords.wallet_account as { address?: string } | undefined)?.address ?? (keywords.wallet as { id?: string } | undefined)?.id ?? (keywords.private_key as { id?: string } | undefined)?.id;
-  if (targetId !== undefined) {
-    if ("signWith" in parameters || slot.params?.sign_with !== undefined) parameters.signWith = targetId;
-    if ("walletId" in parameters && keywords.wallet) parameters.walletId = (keywords.wallet as { id: string }).id;
-    if ("privateKeyId" in parameters && keywords.private_key) parameters.privateKeyId = (keywords.private_key as { id: string }).id;
-  }
-  for (const [field, value] of Object.entries(params)) {
-    const camel = camelCaseKey(field);
-    // A key that would not come back to the same snake_case name stays as written.
-    const wire = camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) === field ? camel : field;
-    if (wire !== field) delete parameters[field];
-    parameters[wire] = value;
-  }
-  return { type: slot.type, parameters, approvers: ordered, keywords, now: new Date(now).toISOString() };
-}
-
-function sortOf(match: RegExpExecArray): string {
-  return match[1] === "b" ? "bool" : match[2] === "str:" ? "string" : "int";
-}
-
-/** The index, among the witness's approvers, of the first user of slot `s`. */
-function firstOfSlot(space: RequestSpace, model: Model, s: number): number {
-  let index = 0;
-  for (let j = 0; j < s; j++) index += Math.min(Number(model.eval(space.slots[j]!.n as never, true).toString().replace(/[()\s]/g, "")), 1000);
-  return index;
-}
-
-/** A request list from the model: its members, a wrong item when `contains` errors, fillers up to its count; no list at all when it is not one. */
-function listOf(space: RequestSpace, model: Model, path: string, count: number): unknown {
-  const read = (e: unknown) => model.eval(e as never, true).toString();
-  if (space.variables().has(`b:notlist:${path}`) && read(space.boolVar(`notlist:${path}`)) === "true") {
-    if (read(space.boolVar(`notlist-err:${path}`)) === "true") return { not: "a list" };
-    return space
-      .membersRead(path)
-      .filter((l) => space.variables().has(`b:substr:${path}\u0000${l}`) && read(space.boolVar(`substr:${path}\u0000${l}`)) === "true")
-      .join("|");
-  }
-  const members = space.membersRead(path).filter((l) => read(space.membership(path, l)) === "true");
-  const items: unknown[] = [...members];
-  for (let i = items.length; i < Math.min(count, 50); i++) items.push(`(item ${i + 1})`);
-  return items;
 }

@@ -31,6 +31,7 @@ import { compiledExpression } from "../compile";
 import { parseTimestamp } from "../time";
 import { ALL_CHAIN_PAYLOADS, CHAIN_PAYLOADS } from "../catalog";
 import { KEYWORDS, type ExpressionKind, type Type } from "../types";
+import { ModelValues, type ConstantInfo, type SolverModel } from "./model-values";
 
 export type Z3Context = Context<"main">;
 export type Z3Bool = Bool<"main">;
@@ -166,6 +167,8 @@ export class RequestSpace {
   readonly strings = new StringClasses();
   private readonly codes = new Map<string, number>();
   private readonly vars = new Map<string, Z3Int | Z3Bool>();
+  /** Every constant made, for reading a model's values without calling Z3. */
+  private readonly constants = new Map<object, ConstantInfo>();
   /** Keys of string variables of the request (not of users), kept below {@link RESERVED_CODE}. */
   private readonly requestStrings = new Set<string>();
   /** Int variables that cannot be negative (counts, typed amounts). */
@@ -185,22 +188,45 @@ export class RequestSpace {
     /** Slots for users no policy names by id. */
     readonly genericSlots: number,
   ) {
-    this.t = z.Int.const("t");
-    this.s = z.Int.const("s");
-    this.target = z.Int.const("target");
-    this.now = z.Int.const("now");
+    this.t = this.intConst("t");
+    this.s = this.intConst("s");
+    this.target = this.intConst("target");
+    this.now = this.intConst("now");
     const slots: ApproverSlot[] = [];
+    const namedId = (id: string) => {
+      const code = this.code(id);
+      const term = z.Int.val(code);
+      this.constants.set(term, { value: String(code) });
+      return term;
+    };
     const slot = (j: number, named?: string): ApproverSlot => ({
-      n: z.Int.const(`n_${j}`),
-      id: named !== undefined ? z.Int.val(this.code(named)) : z.Int.const(`id_${j}`),
-      email: z.Int.const(`email_${j}`),
-      alias: z.Int.const(`alias_${j}`),
+      n: this.intConst(`n_${j}`),
+      id: named !== undefined ? namedId(named) : this.intConst(`id_${j}`),
+      email: this.intConst(`email_${j}`),
+      alias: this.intConst(`alias_${j}`),
       ...(named !== undefined ? { named } : {}),
     });
     namedIds.forEach((id, j) => slots.push(slot(j, id)));
     for (let g = 0; g < genericSlots; g++) slots.push(slot(namedIds.length + g));
     this.slots = slots;
-    this.chainPresent = new Map(ALL_CHAIN_PAYLOADS.map((c) => [c, z.Bool.const(`chain_${c}`)]));
+    this.chainPresent = new Map(ALL_CHAIN_PAYLOADS.map((c) => [c, this.boolConst(`chain_${c}`)]));
+  }
+
+  private intConst(name: string): Z3Int {
+    const term = this.z.Int.const(name);
+    this.constants.set(term, { name, sort: "Int" });
+    return term;
+  }
+
+  private boolConst(name: string): Z3Bool {
+    const term = this.z.Bool.const(name);
+    this.constants.set(term, { name, sort: "Bool" });
+    return term;
+  }
+
+  /** The model's values of this space's constants, read at once ({@link ModelValues}). */
+  valuesOf(model: SolverModel): ModelValues {
+    return ModelValues.of(model, this.constants);
   }
 
   /** The int standing for a string literal (interned). */
@@ -213,20 +239,28 @@ export class RequestSpace {
     return code;
   }
 
+  /** Whether `text` is a string the policies name (so a made-up value must not be it). */
+  isLiteral(text: string): boolean {
+    return this.codes.has(text);
+  }
+
   /** The literal an interned int stands for, if any. */
   literalOf(code: bigint): string | undefined {
     for (const [text, c] of this.codes) if (BigInt(c) === code) return text;
     return undefined;
   }
 
-  /** A solver name for a key: unique by its index (solver names end at a NUL, keys hold them as separators). */
+  /**
+   * A solver name for a key: unique by its index, and a plain symbol (the key's other characters
+   * become `_`), so a model's text names it as it is ({@link ModelValues}).
+   */
   private nameOf(key: string): string {
-    return `${this.vars.size}|${key.replace(/\u0000/g, "/")}`;
+    return `k${this.vars.size}_${key.replace(/[^A-Za-z0-9_.\-\/]/g, "_")}`;
   }
 
   intVar(key: string, unsigned = false): Z3Int {
     let v = this.vars.get(`i:${key}`) as Z3Int | undefined;
-    if (!v) this.vars.set(`i:${key}`, (v = this.z.Int.const(this.nameOf(`i:${key}`))));
+    if (!v) this.vars.set(`i:${key}`, (v = this.intConst(this.nameOf(`i:${key}`))));
     if (unsigned) this.unsigned.add(`i:${key}`);
     return v;
   }
@@ -239,7 +273,7 @@ export class RequestSpace {
 
   boolVar(key: string): Z3Bool {
     let v = this.vars.get(`b:${key}`) as Z3Bool | undefined;
-    if (!v) this.vars.set(`b:${key}`, (v = this.z.Bool.const(this.nameOf(`b:${key}`))));
+    if (!v) this.vars.set(`b:${key}`, (v = this.boolConst(this.nameOf(`b:${key}`))));
     return v;
   }
 

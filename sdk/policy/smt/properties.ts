@@ -17,10 +17,8 @@
 import type { PolicyRecord } from "../engine";
 import { simulate, type SimulatedActivity } from "../simulate";
 import { buildProof, classesAmong, relevanceGroups, type DiffUser, type Proof } from "./diff";
-import { withSolver } from "./runtime";
+import { newSolver, withSolver } from "./runtime";
 import type { OpaqueClause, Z3Bool, Z3Int } from "./encode";
-
-type Model = Parameters<Proof["witness"]>[0];
 
 /** Who a `can` question is about. */
 export type Principal = { readonly user: DiffUser } | { readonly tag: string };
@@ -100,12 +98,12 @@ async function askCan(policies: readonly PolicyRecord[], principal: Principal, k
     for (const how of ["alone", "with approvers"] as const) {
       const answer = found.get(how)!;
       if (answer.allowed) continue;
-      const solver = new z.Solver();
+      const solver = newSolver(z);
       solver.add(wellFormed, allowed, who, targeted, how === "alone" ? space.alone() : z.Bool.val(true));
       const verdict = await solver.check();
       if (verdict === "sat") {
         const model = solver.model();
-        const witness = proof.witness(model as unknown as Model);
+        const witness = proof.witness(proof.values(model));
         model.release();
         const replayed = simulate(policies, witness).outcome === "OUTCOME_ALLOW";
         if (replayed) found.set(how, { witness, allowed: true, undecided: false });
@@ -160,16 +158,16 @@ async function findingsOf(policies: readonly PolicyRecord[]): Promise<{ findings
     for (const [i, f] of formulas.entries()) {
       const at = state[policies.indexOf(f.policy)]!;
       // Every type class where the policy errors: a model names one class, which is then ruled out.
-      const solver = new z.Solver();
+      const solver = newSolver(z);
       solver.add(wellFormed, f.err, z.Not(space.rootOnly()));
       for (;;) {
         const verdict = await solver.check();
         if (verdict === "unknown") at.errUndecided = true;
         if (verdict !== "sat") break;
         const found = solver.model();
-        const model = found as unknown as Model;
-        const cell = proof.cell(model);
-        const witness = proof.witness(model);
+        const values = proof.values(found);
+        const cell = proof.cell(values);
+        const witness = proof.witness(values);
         found.release();
         const kinds = [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))];
         const replayed = simulate([f.policy], witness).evaluations[0]?.outcome === "OUTCOME_ERROR";
@@ -179,7 +177,7 @@ async function findingsOf(policies: readonly PolicyRecord[]): Promise<{ findings
       }
       solver.release();
       const check = async (...parts: Z3Bool[]) => {
-        const one = new z.Solver();
+        const one = newSolver(z);
         one.add(wellFormed, ...parts);
         const verdict = await one.check();
         one.release();

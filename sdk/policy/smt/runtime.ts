@@ -33,6 +33,8 @@ interface Runtime {
 }
 
 let runtime: Promise<Runtime> | undefined;
+/** Resolves once Z3's build is imported and compiling on its own threads (see {@link solverStarting}). */
+let compiling: Promise<void> | undefined;
 /** Finalizers of objects created outside a job, run only where no check runs. */
 const deferred: (() => void)[] = [];
 const currentArena = new AsyncLocalStorage<Arena>();
@@ -76,14 +78,24 @@ function ownedRegistry(): typeof FinalizationRegistry {
 }
 
 function load(): Promise<Runtime> {
-  runtime ??= (async () => {
-    const [{ init }, { createApi }, built] = await Promise.all([
-      import("z3-solver/build/low-level/index.js"),
-      import("z3-solver/build/high-level/high-level.js"),
-      // @ts-expect-error the emscripten build has no types
-      import("z3-solver/build/z3-built.js"),
-    ]);
-    const { Z3, em } = await init((built as { default?: unknown }).default ?? built);
+  if (runtime !== undefined) return runtime;
+  const modules = Promise.all([
+    import("z3-solver/build/low-level/index.js"),
+    import("z3-solver/build/high-level/high-level.js"),
+    // @ts-expect-error the emscripten build has no types
+    import("z3-solver/build/z3-built.js"),
+  ]);
+  const initialized = modules.then(([{ init }, , built]) => init((built as { default?: unknown }).default ?? built));
+  // A failed import is reported by `runtime`, which awaits `modules` first.
+  initialized.catch(() => undefined);
+  // Registered after `initialized`'s handler, so it resolves once `init` has been called.
+  compiling = modules.then(
+    () => undefined,
+    () => undefined,
+  );
+  runtime = (async () => {
+    const [, { createApi }] = await modules;
+    const { Z3, em } = await initialized;
     // The API's one registry is made now, synchronously: swap the global for this call only.
     const original = globalThis.FinalizationRegistry;
     globalThis.FinalizationRegistry = ownedRegistry();
@@ -93,13 +105,42 @@ function load(): Promise<Runtime> {
     } finally {
       globalThis.FinalizationRegistry = original;
     }
+    const context = api.Context("main") as Z3Context;
+    await warmUp(context);
     return {
-      context: api.Context("main") as Z3Context,
+      context,
       allocated: () => Number(Z3.get_estimated_alloc_size()),
       heapSize: () => (em as { HEAPU8: Uint8Array }).HEAPU8.length,
     };
   })();
   return runtime;
+}
+
+/**
+ * A solver for the questions keyform asks: every formula is over integer and boolean constants
+ * with linear arithmetic (strings are interned as integers, counts are sums of if-then-else), so
+ * the solver is set up for that logic. Z3's default solver first probes a question to pick a
+ * strategy, which on this WebAssembly build can cost a few hundred milliseconds at a solver's
+ * first check; the answers are the same.
+ */
+export function newSolver(z: Z3Context): InstanceType<Z3Context["Solver"]> {
+  return new z.Solver("QF_LIA");
+}
+
+/**
+ * One small check of the kind keyform asks, before the context is handed out: the first check of
+ * a process starts Z3's solver thread and compiles the code its checks run, which otherwise falls
+ * on the first real question. Awaited here, while no other call can reach Z3 (it is not thread
+ * safe), so a caller's work that does not touch Z3 overlaps it.
+ */
+async function warmUp(z: Z3Context): Promise<void> {
+  const solver = newSolver(z);
+  const [a, b] = [z.Int.const("warm_a"), z.Int.const("warm_b")];
+  const flag = z.Bool.const("warm_flag");
+  solver.add(a.ge(0), b.ge(0), z.Distinct(a, b), z.Sum(a, z.If(flag, z.Int.val(1), z.Int.val(0)) as typeof a).le(3));
+  solver.push();
+  if ((await solver.check()) === "sat") solver.model().release();
+  solver.release();
 }
 
 function runDeferred(): void {
@@ -127,6 +168,18 @@ export async function withSolver<T>(job: (z: Z3Context) => Promise<T>): Promise<
   });
   queue = run.catch(() => undefined);
   return run;
+}
+
+/**
+ * Starts Z3 when it has not started, and resolves once the main thread is free again: from then
+ * on Z3 compiles its WebAssembly and starts its threads on its own, and work that needs no
+ * solver overlaps that (a few hundred milliseconds of a cold start).
+ */
+export async function solverStarting(): Promise<void> {
+  const loading = load();
+  // A failed start is reported by the calls that need the solver.
+  loading.catch(() => undefined);
+  await compiling;
 }
 
 /**

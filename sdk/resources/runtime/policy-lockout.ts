@@ -29,6 +29,7 @@ import type { PolicyRecord } from "../../policy/engine";
 import { simulate, type SimulatedActivity } from "../../policy/simulate";
 import { buildProof } from "../../policy/smt/diff";
 import { submitterIs } from "../../policy/smt/properties";
+import { newSolver } from "../../policy/smt/runtime";
 import type { CheckFailure } from "./check";
 import type { Session } from "./client";
 import { deployingUser, OPT_OUT, rootQuorumToday, type DeployingUser } from "./lockout";
@@ -42,8 +43,6 @@ export type AccessVerdict =
   | { readonly verdict: "always" }
   | { readonly verdict: "never" }
   | { readonly verdict: "not proved"; readonly why: string; readonly counterexample?: SimulatedActivity };
-
-type Model = Parameters<Awaited<ReturnType<typeof buildProof>>["witness"]>[0];
 
 function describeWitness(w: SimulatedActivity): string {
   const parts = [w.type];
@@ -67,17 +66,19 @@ export async function accessFor(policies: readonly PolicyRecord[], user: Deployi
   const exact = () => proof.notProved.length === 0;
   const opaque = () => proof.notProved.map((n) => `${n.clause} (${n.reason})`).join("; ");
 
-  const refused = new z.Solver();
+  const refused = newSolver(z);
   refused.add(...base, z.Not(allowed));
   const refusal = await refused.check();
   if (refusal === "unsat") return exact() ? { verdict: "always" } : { verdict: "not proved", why: `the solver cannot encode ${opaque()}` };
   let counterexample: SimulatedActivity | undefined;
   if (refusal === "sat") {
-    const witness = proof.witness(refused.model() as unknown as Model);
+    const model = refused.model();
+    const witness = proof.witness(proof.values(model));
+    model.release();
     if (simulate(policies, witness).outcome !== "OUTCOME_ALLOW") counterexample = witness;
   }
 
-  const granted = new z.Solver();
+  const granted = newSolver(z);
   granted.add(...base, allowed);
   const grant = await granted.check();
   if (grant === "unsat" && exact()) return { verdict: "never" };
