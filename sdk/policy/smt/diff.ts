@@ -359,7 +359,8 @@ async function searchChanges(
     // first blocking clause, takes the question in again into the incremental one: the group's
     // questions then cost about twice as much. The answers are the same (sat, unsat or unknown).
     solver.push();
-    let next: Promise<CheckSatResult> | undefined = solver.check();
+    let next: Promise<CheckSatResult> | undefined = changes.length < maxChanges ? solver.check() : undefined;
+    if (next === undefined) truncated = true;
     try {
       while (next !== undefined) {
         const verdict = await next;
