@@ -121,10 +121,15 @@ function load(): Promise<Runtime> {
  * with linear arithmetic (strings are interned as integers, counts are sums of if-then-else), so
  * the solver is set up for that logic. Z3's default solver first probes a question to pick a
  * strategy, which on this WebAssembly build can cost a few hundred milliseconds at a solver's
- * first check; the answers are the same.
+ * first check. Its arithmetic is Z3's simplex-based integer solver (`smt.arith.solver` 2, a
+ * complete procedure for linear integer arithmetic, Z3's default before its newer one): on the
+ * diff's questions it answered 2.5-3 times faster than the newer one. The answers are the same;
+ * an "unknown" from either is "not proved".
  */
 export function newSolver(z: Z3Context): InstanceType<Z3Context["Solver"]> {
-  return new z.Solver("QF_LIA");
+  const solver = new z.Solver("QF_LIA");
+  solver.set("smt.arith.solver", 2);
+  return solver;
 }
 
 /**
