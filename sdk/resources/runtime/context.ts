@@ -40,7 +40,7 @@ export class ProviderContext {
     /** bucket → keys the plan moves away from (old names of resources renamed in place). */
     released: new Map<string, Map<string, string>>(),
     /** Per client: the organization's collections as this run first read them (`shared-reads.ts`, `before`). */
-    before: new Map<object, Map<string, Promise<unknown>>>(),
+    before: new Map<object, Map<string, SharedReadEntry>>(),
     /** org → URN → whether a User resource of the plan creates its user with API keys of its own. */
     usersWithKeys: new Map<string, Map<string, boolean>>(),
     /** org|kind → the objects that exist now, by bucket. */

@@ -22,6 +22,33 @@ export interface SharedReadEntry {
   readonly value: Promise<unknown>;
 }
 
+/** Reads kept per client (one per base URL, organization and API key): collection name → entry. */
+interface ReadsByClient {
+  get(client: object): Map<string, SharedReadEntry> | undefined;
+  set(client: object, reads: Map<string, SharedReadEntry>): unknown;
+}
+
+/**
+ * The result of `load` kept in `byClient` for `session`'s client and `collection` while it is of
+ * `generation`; a failure is reported to the callers waiting for it, then forgotten, so the next
+ * read retries.
+ */
+function keptRead<T>(byClient: ReadsByClient, session: Session, collection: string, generation: number, load: () => Promise<T>): Promise<T> {
+  let byCollection = byClient.get(session.client);
+  if (byCollection === undefined) {
+    byCollection = new Map();
+    byClient.set(session.client, byCollection);
+  }
+  const cached = byCollection.get(collection);
+  if (cached !== undefined && cached.generation === generation) return cached.value as Promise<T>;
+  const value = load();
+  const entry: SharedReadEntry = { generation, value };
+  byCollection.set(collection, entry);
+  value.catch(() => {
+    if (byCollection.get(collection) === entry) byCollection.delete(collection);
+  });
+  return value;
+}
 
 /**
  * The result of `load`, shared with every other read of the same `collection` through the same
@@ -29,24 +56,8 @@ export interface SharedReadEntry {
  * @param collection names the request, parameters included (e.g. `list_users`).
  */
 export function sharedRead<T>(session: Session, collection: string, load: () => Promise<T>): Promise<T> {
-  // Per client of the context (one per base URL, organization and API key).
-  let byCollection = session.context.sharedReads.get(session.client);
-  if (byCollection === undefined) {
-    byCollection = new Map();
-    session.context.sharedReads.set(session.client, byCollection);
-  }
-  const cached = byCollection.get(collection);
   // Bumped by every write through the configuration's clients; an entry of an earlier generation is stale.
-  const generation = session.context.readGeneration;
-  if (cached !== undefined && cached.generation === generation) return cached.value as Promise<T>;
-  const value = load();
-  const entry: SharedReadEntry = { generation, value };
-  byCollection.set(collection, entry);
-  // A failure is reported to the callers waiting for it, then forgotten, so the next read retries.
-  value.catch(() => {
-    if (byCollection.get(collection) === entry) byCollection.delete(collection);
-  });
-  return value;
+  return keptRead(session.context.sharedReads, session, collection, session.context.readGeneration, load);
 }
 
 /** Makes every shared read of the configuration stale (called on each write). */
@@ -92,20 +103,7 @@ export const collections = {
  * organization as this run first saw it (`before`). A failed read is not kept.
  */
 function readBefore<T>(session: Session, collection: string, load: () => Promise<T>): Promise<T> {
-  const { before } = session.context.census;
-  let byCollection = before.get(session.client);
-  if (byCollection === undefined) {
-    byCollection = new Map();
-    before.set(session.client, byCollection);
-  }
-  const cached = byCollection.get(collection);
-  if (cached !== undefined) return cached as Promise<T>;
-  const value = load();
-  byCollection.set(collection, value);
-  value.catch(() => {
-    if (byCollection.get(collection) === value) byCollection.delete(collection);
-  });
-  return value;
+  return keptRead(session.context.census.before, session, collection, 0, load);
 }
 
 /**
