@@ -28,8 +28,12 @@ type Known = string | boolean | bigint | readonly Known[] | undefined;
 const FACTS = new Set(["activity.type", "activity.kind", "activity.resource", "activity.action"]);
 
 function facts(entry: Pick<ActivityTypeInfo, "type" | "kind">): Record<string, string> {
-  const { resource, action } = resourceAndAction(entry.kind);
-  return { "activity.type": entry.type, "activity.kind": entry.kind, "activity.resource": resource, "activity.action": action };
+  return factsOf({ type: entry.type, kind: entry.kind, ...resourceAndAction(entry.kind) });
+}
+
+/** The facts of an activity as its condition paths name them. */
+function factsOf(of: ActivityFacts): Record<string, string> {
+  return { "activity.type": of.type, "activity.kind": of.kind, "activity.resource": of.resource, "activity.action": of.action };
 }
 
 /** The value of `expr` from the activity's facts, or undefined when it depends on anything else. */
@@ -86,10 +90,18 @@ export function conditionMayMatch(condition: Expr | undefined, type: string): bo
   return truth(condition, facts({ type, kind })) !== false;
 }
 
+/** An activity's type, kind, resource and action. */
+export interface ActivityFacts {
+  readonly type: string;
+  readonly kind: string;
+  readonly resource: string;
+  readonly action: string;
+}
+
 /** Whether a condition may hold for an activity with these facts: false only when they rule it out. */
-export function conditionMayMatchFacts(condition: Expr | undefined, of: { type: string; kind: string; resource: string; action: string }): boolean {
+export function conditionMayMatchFacts(condition: Expr | undefined, of: ActivityFacts): boolean {
   if (!condition) return true;
-  return truth(condition, { "activity.type": of.type, "activity.kind": of.kind, "activity.resource": of.resource, "activity.action": of.action }) !== false;
+  return truth(condition, factsOf(of)) !== false;
 }
 
 /** The catalog types whose facts do not rule the condition out (every type for no condition). */
