@@ -129,8 +129,7 @@ export interface TypeClasses {
 
 /** The type classes of `policySets` (all sets a question compares), with `literals` (a kind, a target id) told apart too. */
 export function typeClassesOf(policySets: readonly (readonly PolicyRecord[])[], literals: readonly string[] = []): TypeClasses {
-  const found = collectLiterals(policySets.flat());
-  for (const literal of literals) found.strings.add(literal);
+  const found = collectLiterals(policySets.flat(), literals);
   const allTypes = typeUniverse(found);
   return { classes: classes(allTypes, (slot) => typeSignature(slot, found)), typeCount: allTypes.length };
 }
@@ -193,8 +192,7 @@ export interface RelevanceGroup {
  * question of its own over fewer policies.
  */
 export function relevanceGroups(policySets: readonly (readonly PolicyRecord[])[], literals: readonly string[] = []): { groups: RelevanceGroup[]; typeCount: number } {
-  const found = collectLiterals(policySets.flat());
-  for (const literal of literals) found.strings.add(literal);
+  const found = collectLiterals(policySets.flat(), literals);
   const types = typeUniverse(found);
   const groups = new Map<string, { types: TypeSlot[]; policySets: PolicyRecord[][] }>();
   const index = new Map(policySets.flat().map((policy, i) => [policy, i]));
@@ -210,8 +208,7 @@ export function relevanceGroups(policySets: readonly (readonly PolicyRecord[])[]
 
 /** The type classes of `types` as the given policies tell them apart. */
 export function classesAmong(types: readonly TypeSlot[], policies: readonly PolicyRecord[], literals: readonly string[] = []): (readonly TypeSlot[])[] {
-  const found = collectLiterals(policies);
-  for (const literal of literals) found.strings.add(literal);
+  const found = collectLiterals(policies, literals);
   return classes(types, (slot) => typeSignature(slot, found));
 }
 
@@ -223,8 +220,7 @@ export function classesAmong(types: readonly TypeSlot[], policies: readonly Poli
 export async function buildProof(policySets: readonly (readonly PolicyRecord[])[], options: DiffOptions = {}, only?: TypeClasses): Promise<Proof> {
   const z = await z3Context();
   const all = policySets.flat();
-  const literals = collectLiterals(all);
-  for (const literal of options.literals ?? []) literals.strings.add(literal);
+  const literals = collectLiterals(all, options.literals);
   const universe = only ?? typeClassesOf(policySets, options.literals);
   const typeClasses = universe.classes;
   const notProved: OpaqueClause[] = [];

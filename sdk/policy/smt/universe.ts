@@ -17,11 +17,10 @@
  */
 import { memberPath, printExpr, walk, type Expr } from "../ast";
 import { activityKind, resourceAndAction, ROOT_QUORUM_ONLY_KINDS } from "../activity";
-import { activityCatalog } from "../catalog";
+import { activityCatalog, ALL_CHAIN_PAYLOADS } from "../catalog";
 import { compiledExpression } from "../compile";
 import { conditionMayMatch } from "../coverage";
 import type { PolicyRecord } from "../engine";
-import { ALL_CHAIN_PAYLOADS } from "../catalog";
 import { CHAINS, mayCarry, type TypeSlot } from "./encode";
 
 /** String literals of all expressions (either side of any comparison), params fields and keywords read. */
@@ -40,8 +39,9 @@ const expressionsOf = (policy: PolicyRecord) =>
 
 const stringsIn = (e: Expr): string[] => (e.kind === "string" ? [e.value] : e.kind === "list" ? e.items.flatMap(stringsIn) : []);
 
-export function collectLiterals(policies: readonly PolicyRecord[]): Literals {
-  const found: Literals = { strings: new Set(), params: new Set(), keywords: new Set(), userIds: new Set(), wallets: new Set(), privateKeys: new Set() };
+/** The literals of `policies`, with `more` strings the question names besides (a kind, a target id). */
+export function collectLiterals(policies: readonly PolicyRecord[], more: readonly string[] = []): Literals {
+  const found: Literals = { strings: new Set(more), params: new Set(), keywords: new Set(), userIds: new Set(), wallets: new Set(), privateKeys: new Set() };
   for (const policy of policies) {
     for (const expr of expressionsOf(policy)) {
       walk(expr, (node) => {
