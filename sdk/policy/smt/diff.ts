@@ -179,6 +179,11 @@ export function sameDecision(a: readonly PolicyRecord[], b: readonly PolicyRecor
   return ka.size === kb.size && [...ka].every((k) => kb.has(k));
 }
 
+/** Adds to `into` each clause of `more` it does not hold yet (the groups of a question report the same clause once). */
+export function addNotProved(into: OpaqueClause[], more: readonly OpaqueClause[]): void {
+  for (const clause of more) if (!into.some((n) => n.clause === clause.clause && n.reason === clause.reason)) into.push(clause);
+}
+
 /** Activity types that the same policies of each side may apply to, with those policies. */
 export interface RelevanceGroup {
   readonly types: readonly TypeSlot[];
@@ -328,8 +333,8 @@ async function searchChanges(
   const maxChanges = options.maxChanges ?? 500;
   let truncated = false;
   let replayFailures = 0;
-  const replay = (b4: readonly PolicyRecord[], af: readonly PolicyRecord[], activity: SimulatedActivity, direction: "gains" | "loses") => {
-    const [b, a] = [simulate(b4, activity), simulate(af, activity)];
+  const replay = (activity: SimulatedActivity, direction: "gains" | "loses") => {
+    const [b, a] = [simulate(before, activity), simulate(after, activity)];
     const [allowedB, allowedA] = [b.outcome === "OUTCOME_ALLOW", a.outcome === "OUTCOME_ALLOW"];
     return { b, a, confirmed: direction === "gains" ? !allowedB && allowedA : allowedB && !allowedA };
   };
@@ -380,7 +385,7 @@ async function searchChanges(
         else truncated = true;
         const witness = proof.witness(values);
         // The witness replays against the whole sets: this also checks that the policies left out could not apply.
-        const first = replay(before, after, witness, direction);
+        const first = replay(witness, direction);
         if (!first.confirmed) replayFailures++;
         // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
         const users = labels.replaying(witness, how, direction, relevantBefore, relevantAfter);
@@ -401,7 +406,7 @@ async function searchChanges(
       await next?.catch(() => undefined);
     }
     solver.release();
-    for (const clause of proof.notProved) if (!notProved.some((n) => n.clause === clause.clause && n.reason === clause.reason)) notProved.push(clause);
+    addNotProved(notProved, proof.notProved);
   }
   if (replayFailures > 0) notProved.push({ clause: "(witnesses)", reason: `${replayFailures} witness${replayFailures === 1 ? "" : "es"} did not replay through the evaluator: a failure of the diff` });
   const namedIds = collectLiterals([...before, ...after]).userIds.size;

@@ -16,7 +16,7 @@
  */
 import type { PolicyRecord } from "../engine";
 import { simulate, type SimulatedActivity } from "../simulate";
-import { buildProof, classesAmong, relevanceGroups, type DiffUser, type Proof } from "./diff";
+import { addNotProved, buildProof, classesAmong, relevanceGroups, type DiffUser, type Proof } from "./diff";
 import { newSolver, withSolver } from "./runtime";
 import type { OpaqueClause, Z3Bool, Z3Int } from "./encode";
 
@@ -111,7 +111,7 @@ async function askCan(policies: readonly PolicyRecord[], principal: Principal, k
       } else if (verdict === "unknown") answer.undecided = true;
       solver.release();
     }
-    for (const clause of proof.notProved) if (!notProved.some((n) => n.clause === clause.clause && n.reason === clause.reason)) notProved.push(clause);
+    addNotProved(notProved, proof.notProved);
   }
   const answers: CanAnswer[] = [...found].map(([how, a]) => ({ how, allowed: a.allowed, ...(a.witness ? { witness: a.witness } : {}), proved: a.allowed || (!a.undecided && notProved.length === 0) }));
   return { answers, notProved };
@@ -155,6 +155,13 @@ async function findingsOf(policies: readonly PolicyRecord[]): Promise<{ findings
     const all = proof.decision(relevant);
     const without = relevant.map((_, i) => proof.decision(relevant.filter((__, k) => k !== i)));
     const wellFormed = proof.wellFormed();
+    const check = async (...parts: Z3Bool[]) => {
+      const one = newSolver(z);
+      one.add(wellFormed, ...parts);
+      const verdict = await one.check();
+      one.release();
+      return verdict;
+    };
     for (const [i, f] of formulas.entries()) {
       const at = state[policies.indexOf(f.policy)]!;
       // Every type class where the policy errors: a model names one class, which is then ruled out.
@@ -176,19 +183,12 @@ async function findingsOf(policies: readonly PolicyRecord[]): Promise<{ findings
         solver.add(space.t.neq(cell.t));
       }
       solver.release();
-      const check = async (...parts: Z3Bool[]) => {
-        const one = newSolver(z);
-        one.add(wellFormed, ...parts);
-        const verdict = await one.check();
-        one.release();
-        return verdict;
-      };
       // An ALLOW matters where removing it changes a decision; a DENY where it applies to a request allowed without it.
       const matters = f.policy.effect === "EFFECT_ALLOW" ? await check(all, z.Not(without[i]!)) : await check(f.applies, without[i]!);
       if (matters === "sat") at.changes = true;
       if (matters === "unknown") at.changesUndecided = true;
     }
-    for (const clause of proof.notProved) if (!notProved.some((n) => n.clause === clause.clause && n.reason === clause.reason)) notProved.push(clause);
+    addNotProved(notProved, proof.notProved);
   }
   const exact = notProved.length === 0;
   const findings: PolicyFinding[] = [];
