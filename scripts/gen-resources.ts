@@ -16,6 +16,7 @@ for (const [file, content] of Object.entries({ ...generatedResourceFiles(), ...g
   const target = path.join(root, file);
   const current = fs.existsSync(target) ? fs.readFileSync(target, "utf8") : undefined;
   if (current === content) continue;
+  fs.mkdirSync(path.dirname(target), { recursive: true });
   fs.writeFileSync(target, content);
   process.stdout.write(`gen-resources: wrote ${file}\n`);
 }

@@ -1,10 +1,13 @@
 /**
  * @module scripts/resource-docs
  * The documentation written from the registry: the resource table of README.md (between the
- * `generated:resources` markers), every resource's own section (between the
- * `generated:resource-sections` markers: heading, example, inputs, change rules, guide), and the Pulumi Registry pages `docs/_index.md` and
- * `docs/installation-configuration.md` (resources, data functions and settings from their
- * descriptions). `npm run gen:resources` writes them with the classes; the drift test compares.
+ * `generated:resource-summary` markers) and, in the Pulumi Registry's layout, the overview
+ * `docs/_index.md` (resources, data functions, the guides), `docs/installation-configuration.md`
+ * (installing, and the settings from their descriptions), one page per resource
+ * (`docs/resources/<kind>.md`: description, example, inputs, change rules, guide), the resource
+ * table of `docs/resources.md` (between the `generated:resources` markers) and the data function
+ * table of `docs/data-functions.md` (between the `generated:data-functions` markers).
+ * `npm run gen:resources` writes them with the classes; the drift test compares.
  */
 
 import { settingDocumentation } from "../sdk/plugin/config";
@@ -30,12 +33,15 @@ function changes(kind: string, description: ResourceDescription): { inPlace: str
   return { inPlace: list(rules["in place"]), replace: list(rules.replace), failsPlan: list(rules["fails the plan"]) };
 }
 
-/** The resource table: one row per registered resource. */
+/** Where resource `kind`'s page lives, relative to the repository root. */
+export const resourcePagePath = (kind: string) => `docs/resources/${kind.toLowerCase()}.md`;
+
+/** The resource table of `docs/resources.md`: one row per registered resource, linking its page. */
 export function resourceTable(): string {
   const rows = registeredSpecs().map((spec) => {
     const { inPlace, replace, failsPlan } = changes(spec.kind, spec.describe);
     const adopt = spec.describe.importId === false ? "created by taking it over" : `\`importId\`: ${spec.describe.importIdMeaning ?? "its id"}`;
-    return `| [\`${spec.kind}\`](#${spec.kind.toLowerCase()}) | ${firstSentence(spec.describe.description)} | ${inPlace} | ${replace} | ${failsPlan} | ${adopt} |`;
+    return `| [\`${spec.kind}\`](${resourcePagePath(spec.kind).slice("docs/".length)}) | ${firstSentence(spec.describe.description)} | ${inPlace} | ${replace} | ${failsPlan} | ${adopt} |`;
   });
   return [
     START,
@@ -46,36 +52,27 @@ export function resourceTable(): string {
   ].join("\n");
 }
 
-/** `readme` with the section between `start` and `end` (markers included) replaced by `section`. */
-function withSection(readme: string, start: string, end: string, section: string): string {
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`README.md has no ${start} … ${end} section`);
-  return readme.slice(0, from) + section + readme.slice(to + end.length);
+const SUMMARY_START = "<!-- generated:resource-summary (npm run gen:resources) -->";
+const SUMMARY_END = "<!-- /generated:resource-summary -->";
+
+/** The short resource table of README.md: each resource's page and what it manages. */
+export function resourceSummary(): string {
+  const rows = registeredSpecs().map((spec) => `| [\`${spec.kind}\`](${resourcePagePath(spec.kind)}) | ${firstSentence(spec.describe.description)} |`);
+  return [SUMMARY_START, "| resource | what it manages |", "|---|---|", ...rows, SUMMARY_END].join("\n");
 }
 
-/** `readme` with its generated resource table brought up to date. */
-export function withResourceTable(readme: string): string {
-  return withSection(readme, START, END, resourceTable());
-}
-
-const SETTINGS_START = "<!-- generated:settings (npm run gen:resources) -->";
-const SETTINGS_END = "<!-- /generated:settings -->";
-
-/** The settings table of the README: one row per entry of the settings table. */
-export function settingsTable(): string {
-  const rows = SETTING_NAMES.map((name) => {
-    const spec = settingSpec(name);
-    const fallback = spec.default === undefined ? "–" : `\`${String(spec.default)}\``;
-    return `| \`keyform:${name}\`${isSecretSetting(name) ? " (secret)" : ""} | \`${spec.env}\` | ${fallback} | ${spec.description} |`;
-  });
-  return [SETTINGS_START, "| stack config | environment | default | meaning |", "|---|---|---|---|", ...rows, SETTINGS_END].join("\n");
+/** `page` (named `file` in errors) with the section between `start` and `end` (markers included) replaced by `section`. */
+function withSection(file: string, page: string, start: string, end: string, section: string): string {
+  const from = page.indexOf(start);
+  const to = page.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`${file} has no ${start} … ${end} section`);
+  return page.slice(0, from) + section + page.slice(to + end.length);
 }
 
 const DATA_START = "<!-- generated:data-functions (npm run gen:resources) -->";
 const DATA_END = "<!-- /generated:data-functions -->";
 
-/** The argument list of a data function as the README shows it: `{ userId, walletId? }`. */
+/** The argument list of a data function as the docs show it: `{ userId, walletId? }`. */
 function argumentList(fn: (typeof DATA_FUNCTIONS)[number]): string {
   const shape = (dataFunctionSchemas(fn).request as unknown as { shape: Record<string, { safeParse(v: unknown): { success: boolean } }> }).shape;
   const names = Object.entries(shape)
@@ -84,7 +81,7 @@ function argumentList(fn: (typeof DATA_FUNCTIONS)[number]): string {
   return names.length === 0 ? "" : `{ ${names.join(", ")} }`;
 }
 
-/** The data function table of the README: one row per entry of the data function table. */
+/** The data function table of `docs/data-functions.md`: one row per entry of the data function table. */
 export function dataFunctionTable(): string {
   const rows = DATA_FUNCTIONS.map((fn) => {
     const wire = (operations[fn.query] as { path: string }).path.split("/").pop();
@@ -94,8 +91,44 @@ export function dataFunctionTable(): string {
   return [DATA_START, "| function | query | what it returns |", "|---|---|---|", ...rows, DATA_END].join("\n");
 }
 
-/** `docs/_index.md`: the package overview of the Pulumi Registry. */
-export function registryIndex(): string {
+/** A page of docs/ the overview lists: its file (and anchor) relative to docs/, and what it covers. */
+export interface Guide {
+  readonly page: string;
+  readonly title: string;
+}
+
+/**
+ * The pages of docs/ in the overview's order. The overview lists those that exist when it is
+ * generated, so a page added to docs/ appears once it is named here and `npm run gen:resources` runs.
+ */
+export const GUIDES: readonly Guide[] = [
+  { page: "installation-configuration.md", title: "Installation and configuration: the packages, the plugin, the settings" },
+  { page: "resources.md", title: "Resources: what each manages, update or replace, adopting existing objects, preview, refresh, destroy" },
+  { page: "data-functions.md", title: "Data functions" },
+  { page: "plugin.md", title: "Pulumi YAML, Python, Go and `pulumi import`: the provider plugin" },
+  { page: "settings.md", title: "Settings: the rate limit, plural activities, proving the settings, the organization an object lives in" },
+  { page: "diagnostics-and-settings.md", title: "Diagnostics and settings" },
+  { page: "reliability.md", title: "Reliability: lost answers, killed runs, approvals, exactly once" },
+  { page: "lockout.md", title: "No self-lockout" },
+  { page: "client.md", title: "The client" },
+  { page: "signing.md", title: "Signing" },
+  { page: "emulator.md", title: "The emulator" },
+  { page: "emulator.md#the-dashboard", title: "The dashboard" },
+  { page: "policies.md", title: "Policies: checks, evaluation, policy tests and access review" },
+  { page: "policy-review.md", title: "Policy review" },
+  { page: "gitops.md", title: "GitOps: `keyform gitops` and the CI kit" },
+  { page: "example-organization.md", title: "The example organization and the GitOps runner" },
+  { page: "cli.md", title: "The keyform command" },
+  { page: "packages.md", title: "Packages" },
+  { page: "performance.md", title: "Performance: benchmarks and measured figures" },
+  { page: "development.md", title: "Developing keyform: tests, Node.js lines, the Pulumi CLI" },
+  { page: "testing.md", title: "Testing" },
+  { page: "service-facts.md", title: "Service facts keyform relies on, with their sources" },
+  { page: "architecture.md", title: "Architecture" },
+];
+
+/** `docs/_index.md`: the package overview of the Pulumi Registry, listing `guides`. */
+export function registryIndex(guides: readonly Guide[] = []): string {
   const specs = registeredSpecs();
   return [
     "---",
@@ -131,7 +164,7 @@ export function registryIndex(): string {
     "",
     "## Resources",
     "",
-    ...specs.map((spec) => `- \`${resourceToken(spec.kind)}\`: ${firstSentence(spec.describe.description)}`),
+    ...specs.map((spec) => `- [\`${resourceToken(spec.kind)}\`](${resourcePagePath(spec.kind).slice("docs/".length)}): ${firstSentence(spec.describe.description)}`),
     "",
     "## Functions",
     "",
@@ -139,6 +172,7 @@ export function registryIndex(): string {
     "",
     "An existing organization becomes a program with `keyform export --format typescript|yaml`: every object adopted,",
     "the first `pulumi up` changes nothing.",
+    ...(guides.length === 0 ? [] : ["", "## Guides", "", ...guides.map((guide) => `- [${guide.title}](${guide.page})`)]),
     "",
   ].join("\n");
 }
@@ -199,11 +233,11 @@ export function registryInstallation(version: string): string {
     "For a local organization, `keyform serve --port 8090 --data .keyform/emulator` runs the emulator and",
     "`keyform env --data .keyform/emulator --format pulumi` prints these commands for it.",
     "",
+    "How the provider reads and proves them, its pace under the service's rate limit and its plural activities:",
+    "[Settings](settings.md).",
+    "",
   ].join("\n");
 }
-
-const SECTIONS_START = "<!-- generated:resource-sections (npm run gen:resources) -->";
-const SECTIONS_END = "<!-- /generated:resource-sections -->";
 
 /** `text` fit for a Markdown table cell. */
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
@@ -222,14 +256,17 @@ function inputTable(description: ResourceDescription): string[] {
 }
 
 /**
- * Resource `kind`'s README section, all from its description: the heading, the description, its
- * example as TypeScript and as Pulumi YAML (both written by the exporter's renderers from the
- * same objects, `exampleProgram`), its inputs and outputs, which changes replace it, and its guide.
+ * Resource `kind`'s page, all from its description: the title and type token, the description,
+ * its example as TypeScript and as Pulumi YAML (both written by the exporter's renderers from the
+ * same objects, `exampleProgram`), its inputs and outputs, which changes replace it, and its guide
+ * (written relative to `docs/resources/`).
  */
-export function resourceSection(kind: string, description: ResourceDescription): string {
+export function resourcePage(kind: string, description: ResourceDescription): string {
   const example = exampleProgram(kind, registeredSpecs());
   return [
-    `### ${kind}`,
+    `# ${kind}`,
+    "",
+    `\`${resourceToken(kind)}\` (TypeScript: \`keyform.${kind}\`). [All resources](../resources.md).`,
     "",
     description.description,
     "",
@@ -247,33 +284,28 @@ export function resourceSection(kind: string, description: ResourceDescription):
     "",
     changeBehaviour(kind, description),
     ...(description.guide === undefined ? [] : ["", description.guide]),
+    "",
   ].join("\n");
 }
 
-/** The README's per-resource sections: one per registered resource, in registration order. */
-export function resourceSections(): string {
-  return [SECTIONS_START, ...registeredSpecs().map((spec) => resourceSection(spec.kind, spec.describe) + "\n"), SECTIONS_END].join("\n");
-}
-
-/** `readme` with every resource's section brought up to date. */
-export function withResourceSections(readme: string): string {
-  return withSection(readme, SECTIONS_START, SECTIONS_END, resourceSections());
-}
-
-/** `readme` with every generated section brought up to date. */
-export function withGeneratedSections(readme: string): string {
-  const withSettings = withSection(withResourceSections(withResourceTable(readme)), SETTINGS_START, SETTINGS_END, settingsTable());
-  return withSection(withSettings, DATA_START, DATA_END, dataFunctionTable());
+/** Every resource's page, by path relative to the repository root, in registration order. */
+export function resourcePages(): Record<string, string> {
+  return Object.fromEntries(registeredSpecs().map((spec) => [resourcePagePath(spec.kind), resourcePage(spec.kind, spec.describe)]));
 }
 
 /** Every generated documentation file, by path relative to the repository root. */
 export function generatedDocFiles(root: string): Record<string, string> {
   const fs = require("node:fs") as typeof import("node:fs");
   const path = require("node:path") as typeof import("node:path");
-  const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string };
+  const read = (file: string) => fs.readFileSync(path.join(root, file), "utf8");
+  const { version } = JSON.parse(read("package.json")) as { version: string };
+  const guides = GUIDES.filter((guide) => fs.existsSync(path.join(root, "docs", guide.page.replace(/#.*/, ""))));
   return {
-    "README.md": withGeneratedSections(fs.readFileSync(path.join(root, "README.md"), "utf8")),
-    "docs/_index.md": registryIndex(),
+    "README.md": withSection("README.md", read("README.md"), SUMMARY_START, SUMMARY_END, resourceSummary()),
+    "docs/_index.md": registryIndex(guides),
     "docs/installation-configuration.md": registryInstallation(version),
+    "docs/resources.md": withSection("docs/resources.md", read("docs/resources.md"), START, END, resourceTable()),
+    "docs/data-functions.md": withSection("docs/data-functions.md", read("docs/data-functions.md"), DATA_START, DATA_END, dataFunctionTable()),
+    ...resourcePages(),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * @module client/activity-poller
- * What happens after a submit (fact sheet 4): an activity answered as CREATED or PENDING is
+ * What happens after a submit (docs/service-facts.md#4-activity-lifecycle): an activity answered as CREATED or PENDING is
  * polled with `get_activity` until it settles, within a bounded budget; CONSENSUS_NEEDED is
  * either reported at once or, with a consensus wait, polled until approvers decide.
  * {@link assertActivityCompleted} turns every outcome other than COMPLETED into its typed error.
@@ -58,7 +58,7 @@ export function resolvePollOptions(options: PollOptions | undefined): Required<P
 
 /**
  * The `get_activity` query: the registry's definition when it has one, otherwise the same
- * call defined by its path (fact sheet 3.8).
+ * call defined by its path (docs/service-facts.md#38-activities).
  */
 export const getActivityQuery: QueryDef =
   ((operations as Record<string, unknown>)["getActivity"] as QueryDef | undefined) ??

@@ -231,7 +231,7 @@ export class KeyformClient {
   }
 
   /**
-   * Iterates over every item of a paginated query, page by page (fact sheet 6).
+   * Iterates over every item of a paginated query, page by page (docs/service-facts.md#6-pagination).
    *
    * @example
    * for await (const activity of client.paginate("listActivities", { filterByStatus: [] })) { … }

@@ -2,7 +2,7 @@
  * @module client/errors
  * Every error the client throws. All extend {@link KeyformError} and name the operation they
  * came from. HTTP errors are built by one factory, {@link ApiError.from}, which picks the
- * subclass by status (fact sheet 5). Activity outcomes that are not a result (FAILED,
+ * subclass by status (docs/service-facts.md#5-errors). Activity outcomes that are not a result (FAILED,
  * REJECTED, CONSENSUS_NEEDED, …) have their own classes carrying the activity id and the
  * fingerprint, so a caller can approve, inspect or resubmit.
  *
@@ -36,7 +36,7 @@ export class KeyformError extends Error {
 
 export { InvalidApiKeyError } from "../protocol/errors";
 
-/** The gRPC code the service uses for each HTTP status (fact sheet 5), for local errors. */
+/** The gRPC code the service uses for each HTTP status (docs/service-facts.md#5-errors), for local errors. */
 const INVALID_ARGUMENT = 3;
 
 /**

@@ -1,6 +1,6 @@
 /**
  * @module client/pagination
- * Walks a paginated query page by page (fact sheet 6). `paginationOptions.before/after` are
+ * Walks a paginated query page by page (docs/service-facts.md#6-pagination). `paginationOptions.before/after` are
  * object ids used as cursors. When a response carries `pageInfo`, its `hasNextPage` and
  * `endCursor` decide; otherwise the next page starts `after` the last item's id and a page
  * shorter than `limit` is the last one (what the official CLI does for list_activities).

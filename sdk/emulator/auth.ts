@@ -1,6 +1,6 @@
 /**
  * @module emulator/auth
- * Authenticates main-API requests (fact sheet 1.1): the `X-Stamp` header must verify over the
+ * Authenticates main-API requests (docs/service-facts.md#11-api-key-stamp-x-stamp): the `X-Stamp` header must verify over the
  * exact body bytes, and its public key must be an unexpired API key (or P-256 session / OTP-auth
  * key) of a user of the organization named in the body or of that organization's parent. An
  * `X-Stamp-WebAuthn` passkey assertion is checked by `handlers/auth-webauthn.ts`.

@@ -1,6 +1,6 @@
 /**
  * @module emulator/consensus
- * Consensus (fact sheet 4), from the organization's root quorum or from the consensus
+ * Consensus (docs/service-facts.md#4-activity-lifecycle), from the organization's root quorum or from the consensus
  * expression of an ALLOW policy (`policy-gate.ts` decides which applies).
  *
  * - When the root quorum's threshold is above 1 and the submitter is a quorum member, an
@@ -59,7 +59,7 @@ export function approvingVoters(store: Store, activityId: string): { userId: str
     .map((vote) => ({ userId: vote.user_id, publicKey: vote.public_key }));
 }
 
-/** What a vote records of the request that cast it (fact sheet 2 `v1Vote`). */
+/** What a vote records of the request that cast it (docs/service-facts.md#2-request-and-response-envelope `v1Vote`). */
 export interface VoteEvidence {
   /** The exact request body, as signed. */
   readonly message: string;

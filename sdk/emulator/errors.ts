@@ -1,7 +1,7 @@
 /**
  * @module emulator/errors
  * Errors the emulator answers with. The body is the gRPC-gateway `rpcStatus`
- * `{code, message, details: []}` (fact sheet 5) and the HTTP status follows the gateway's
+ * `{code, message, details: []}` (docs/service-facts.md#5-errors) and the HTTP status follows the gateway's
  * mapping of the gRPC code.
  */
 

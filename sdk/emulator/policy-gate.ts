@@ -210,7 +210,7 @@ export function recordEvaluation(ctx: GateContext, activityId: string, voteId: s
   });
 }
 
-/** The service's refusal body (fact sheet 5): code 7 with a PolicyEnginePermissionError detail. */
+/** The service's refusal body (docs/service-facts.md#5-errors): code 7 with a PolicyEnginePermissionError detail. */
 export class PolicyDeniedError extends EmulatorError {
   constructor(readonly decision: Decision) {
     super(GrpcCode.PERMISSION_DENIED, `You don't have sufficient permissions to take this action: ${decision.reason}`);

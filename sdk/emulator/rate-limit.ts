@@ -1,6 +1,6 @@
 /**
  * @module emulator/rate-limit
- * The service's rate limits (fact sheet "Limits"), off unless asked for (`keyform serve
+ * The service's rate limits (docs/service-facts.md#limits-and-the-policy-engine), off unless asked for (`keyform serve
  * --plan <plan>` or `--requests-per-second <n>`, `startEmulator({ plan })` or
  * `startEmulator({ maxRequestsPerSecond })`):
  *

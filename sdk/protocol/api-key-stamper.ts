@@ -1,6 +1,6 @@
 /**
  * @module protocol/api-key-stamper
- * Signs request bodies with an API key and emits the `X-Stamp` header (fact sheet 1.1, 1.2).
+ * Signs request bodies with an API key and emits the `X-Stamp` header (docs/service-facts.md#11-api-key-stamp-x-stamp, #12-other-api-key-curves-and-schemes).
  *
  * Header value: base64url without padding of the JSON text
  * `{"publicKey":<hex>,"scheme":<scheme>,"signature":<hex>}` (that key order, no whitespace).

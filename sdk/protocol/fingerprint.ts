@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 
 /**
  * `"sha256:" + hex(sha256(body))`, the activity fingerprint of an exact request body
- * (fact sheet 2).
+ * (docs/service-facts.md#2-request-and-response-envelope).
  */
 export function activityFingerprint(body: string | Uint8Array): string {
   return `sha256:${createHash("sha256").update(body).digest("hex")}`;

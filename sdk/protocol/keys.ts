@@ -3,7 +3,7 @@
  * API key pairs for the three API key curves (spec 2.11) and the names that go with each
  * curve: the credential type stored on the server and the `X-Stamp` scheme.
  *
- * Encodings (fact sheet 1.1, 1.2), all lowercase hex:
+ * Encodings (docs/service-facts.md#11-api-key-stamp-x-stamp, #12-other-api-key-curves-and-schemes), all lowercase hex:
  * - P-256 and SECP256K1: private key = the 32-byte scalar; public key = compressed SEC1
  *   point (33 bytes, `02`/`03` prefix, 66 hex characters).
  * - ED25519: private key = the 32-byte seed (RFC 8032); public key = the 32-byte encoded

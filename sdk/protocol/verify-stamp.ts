@@ -1,6 +1,6 @@
 /**
  * @module protocol/verify-stamp
- * Checks an `X-Stamp` header against the exact request body (fact sheet 1.1, 1.2): the
+ * Checks an `X-Stamp` header against the exact request body (docs/service-facts.md#11-api-key-stamp-x-stamp, #12-other-api-key-curves-and-schemes): the
  * server side of {@link ApiKeyStamper}, used by the emulator on every request.
  *
  * Accepted input, deliberately a little wider than what the stampers emit:

@@ -1,12 +1,12 @@
 /**
  * @module wire/activity
- * The activity object (spec 2.2, fact sheet 2) and the submit envelope (spec 4.1).
+ * The activity object (spec 2.2, docs/service-facts.md#2-request-and-response-envelope) and the submit envelope (spec 4.1).
  */
 import { z } from "zod";
 import { ActivityStatus, VoteSelection } from "./enums";
 import { AppProof, Id, opt, Uint64String } from "./shared";
 
-/** Fact sheet 2: a vote on a consensus-gated activity. */
+/** docs/service-facts.md#2-request-and-response-envelope: a vote on a consensus-gated activity. */
 export const Vote = z.object({
   id: z.string(),
   userId: z.string(),

@@ -1,7 +1,7 @@
 /**
  * @module wire/enums
- * Every enumeration of the interface (spec 2.9–2.11, and the fact sheet for the values the
- * spec leaves out). One zod enum per list; `z.infer` gives the TypeScript union.
+ * Every enumeration of the interface (spec 2.9–2.11, and docs/service-facts.md for the values
+ * the spec leaves out). One zod enum per list; `z.infer` gives the TypeScript union.
  */
 import { z } from "zod";
 
@@ -112,7 +112,7 @@ export type HistoryCaip2 = z.infer<typeof HistoryCaip2>;
 export const EarnChainCaip2 = z.enum(["eip155:1", "eip155:8453", "eip155:42161", "eip155:137", "eip155:56", "eip155:4217"]);
 export type EarnChainCaip2 = z.infer<typeof EarnChainCaip2>;
 
-/** Fact sheet 3.6: Earn vault providers. */
+/** docs/service-facts.md#36-earn-yield-vault-wrappers: Earn vault providers. */
 export const EarnProvider = z.enum(["EARN_PROVIDER_MORPHO", "EARN_PROVIDER_AAVE"]);
 export type EarnProvider = z.infer<typeof EarnProvider>;
 
@@ -122,7 +122,7 @@ export const ClientSignatureScheme = z.enum(["CLIENT_SIGNATURE_SCHEME_API_P256"]
 /** Spec 2.1: App Proof scheme. */
 export const AppProofScheme = z.enum(["SIGNATURE_SCHEME_EPHEMERAL_KEY_P256"]);
 
-/** Fact sheet 1.2: stamp schemes of the `X-Stamp` header. */
+/** docs/service-facts.md#12-other-api-key-curves-and-schemes: stamp schemes of the `X-Stamp` header. */
 export const StampScheme = z.enum([
   "SIGNATURE_SCHEME_TK_API_P256",
   "SIGNATURE_SCHEME_TK_API_SECP256K1",
@@ -131,7 +131,7 @@ export const StampScheme = z.enum([
 ]);
 export type StampScheme = z.infer<typeof StampScheme>;
 
-/** Fact sheet 4: activity statuses. */
+/** docs/service-facts.md#4-activity-lifecycle: activity statuses. */
 export const ActivityStatus = z.enum([
   "ACTIVITY_STATUS_CREATED",
   "ACTIVITY_STATUS_PENDING",
@@ -143,21 +143,21 @@ export const ActivityStatus = z.enum([
 ]);
 export type ActivityStatus = z.infer<typeof ActivityStatus>;
 
-/** Spec 2.7 / fact sheet 3.5: smart contract interface types, short and wire forms. */
+/** Spec 2.7 / docs/service-facts.md#35-smart-contract-interfaces: smart contract interface types, short and wire forms. */
 export const SmartContractInterfaceType = z.enum([
   "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM",
   "SMART_CONTRACT_INTERFACE_TYPE_SOLANA",
 ]);
 export type SmartContractInterfaceType = z.infer<typeof SmartContractInterfaceType>;
 
-/** Fact sheet 3.4: invitation statuses. */
+/** docs/service-facts.md#34-invitations: invitation statuses. */
 export const InvitationStatus = z.enum([
   "INVITATION_STATUS_CREATED",
   "INVITATION_STATUS_ACCEPTED",
   "INVITATION_STATUS_REVOKED",
 ]);
 
-/** Fact sheet 3: tag types. */
+/** docs/service-facts.md#shared-object-shapes: tag types. */
 export const TagType = z.enum(["TAG_TYPE_USER", "TAG_TYPE_PRIVATE_KEY"]);
 
 /** Spec 2.8: EVM transaction statuses, transfer directions. */
@@ -167,8 +167,8 @@ export const TransferDirection = z.enum(["IN", "OUT"]);
 /** Spec 6: webhook event types named for subscriptions. */
 export const WebhookEventType = z.enum(["ACTIVITY_UPDATES", "BALANCE_CONFIRMED_UPDATES", "BALANCE_FINALIZED_UPDATES"]);
 
-/** Fact sheet 2: vote selections. */
+/** docs/service-facts.md#2-request-and-response-envelope: vote selections. */
 export const VoteSelection = z.enum(["VOTE_SELECTION_APPROVED", "VOTE_SELECTION_REJECTED"]);
 
-/** Fact sheet 3.6: status of Earn requests (withdrawals, deposits, deployments). */
+/** docs/service-facts.md#36-earn-yield-vault-wrappers: status of Earn requests (withdrawals, deposits, deployments). */
 export const EarnRequestStatus = z.enum(["PENDING", "COMPLETED", "FAILED"]);

@@ -16,7 +16,7 @@ export type Opt<T extends z.ZodType> = z.ZodOptional<z.ZodType<z.output<T>, z.in
 /**
  * An optional field as real clients send it: absent, `null`, or (for anything but a string,
  * where "" is a value) the empty string all mean "not given" and parse to `undefined`.
- * The Rust CLI sends `"generateAppProofs": null` and `"before": ""` (fact sheet 2).
+ * The Rust CLI sends `"generateAppProofs": null` and `"before": ""` (docs/service-facts.md#2-request-and-response-envelope).
  */
 export function opt<T extends z.ZodType>(schema: T): Opt<T> {
   const emptyMeansAbsent = !(schema instanceof z.ZodString);
@@ -104,7 +104,7 @@ export const AppProof = z.object({
 });
 export type AppProof = z.infer<typeof AppProof>;
 
-/** The error body of every failed call (fact sheet 5): gRPC-gateway `rpcStatus`. */
+/** The error body of every failed call (docs/service-facts.md#5-errors): gRPC-gateway `rpcStatus`. */
 export const ErrorBody = z.object({
   code: z.number().int(),
   message: z.string(),

@@ -77,7 +77,7 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
   res.end(JSON.stringify(body));
 }
 
-/** The service's error body (fact sheet 5). */
+/** The service's error body (docs/service-facts.md#5-errors). */
 export function errorBody(code: number, message: string, details: unknown[] = []) {
   return { code, message, details };
 }

@@ -1,5 +1,5 @@
 /**
- * Pagination over real HTTP (fact sheet 6): `after = <last id>` with a short last page, and
+ * Pagination over real HTTP (docs/service-facts.md#6-pagination): `after = <last id>` with a short last page, and
  * `pageInfo.endCursor/hasNextPage` when the response carries it.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

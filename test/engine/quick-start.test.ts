@@ -3,8 +3,9 @@
  * breaks when the README drifts) in a fresh project made the `pulumi new typescript` way, next to
  * a folder holding the packed packages where the block says a keyform checkout keeps them
  * (`../keyform/dist/packages`), with the README's `index.ts`. The block installs keyform and the
- * emulator from the tarballs, starts the emulator in the background, exports its settings,
- * runs doctor and `pulumi up`; the organization then holds what the program declares.
+ * emulator from the tarballs, git-ignores `.keyform/`, starts the emulator in the background with
+ * quiet logs, exports its settings, runs doctor and `pulumi up`; the organization then holds what
+ * the program declares, and no request log reached the terminal.
  */
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -80,13 +81,18 @@ function runBlock(block: string, cwd: string, deadlineMs: number): Promise<{ cod
 }
 
 describe("the README's quick start", () => {
-  it("works as written in a fresh project: install, serve, env, doctor, pulumi up", { timeout: 1_800_000 }, async () => {
+  it("works as written in a fresh project: install, .gitignore, serve, env, doctor, pulumi up", { timeout: 1_800_000 }, async () => {
     const block = markdownBlocks(path.join(repoRoot, "README.md"), "sh", "Quick start in your own project")[0]!;
     expect(block).toMatch(/^npm install \.\.\/keyform\/dist\/packages\/keyform-\d+\.\d+\.\d+\.tgz/m);
     const result = await runBlock(block, project, 1_700_000);
     try {
       expect(result.code, result.output.slice(-6000)).toBe(0);
       expect(result.output).toContain("keyform doctor: everything checks out");
+      // The emulator's folder (its root private key in bootstrap.json) is kept out of git.
+      expect(fs.readFileSync(path.join(project, ".gitignore"), "utf8").split("\n")).toContain(".keyform/");
+      // Its address printed; its info-level log (pino's JSON lines: the request log, two per request) not.
+      expect(result.output).toContain("keyform emulator listening on");
+      expect(result.output).not.toMatch(/"level":30,/);
       // The packages came from the tarballs, not from this checkout.
       expect(fs.realpathSync(path.join(project, "node_modules/keyform")).startsWith(repoRoot)).toBe(false);
       const bootstrap = JSON.parse(fs.readFileSync(path.join(project, ".keyform/emulator/bootstrap.json"), "utf8"));

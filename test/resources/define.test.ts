@@ -25,7 +25,7 @@ describe("the change rule", () => {
     const rules = changeRules(kind, spec.describe);
     expect(rules["fails the plan"]).toEqual(["organizationId"]);
     expect([...rules["in place"], ...rules.replace]).not.toContain("organizationId");
-    // The README row lists organizationId only in its own column.
+    // The row of docs/resources.md lists organizationId only in its own column.
     const row = resourceTable().split("\n").find((line) => line.startsWith(`| [\`${kind}\`]`))!;
     const cells = row.split(" | ");
     expect(cells[2]).not.toContain("organizationId");

@@ -1,5 +1,6 @@
 /**
- * The TypeScript resource classes, the README's resource table and the Registry docs are
+ * The TypeScript resource classes, the resource tables (README.md, docs/resources.md), the
+ * resource pages (docs/resources/) and the Registry docs are
  * generated from the resource descriptions: the checked-in files are exactly what
  * `npm run gen:resources` writes (a description changed without regenerating fails here), and
  * the generated types hold the program to the service's values.

@@ -2,8 +2,8 @@
  * Adding a resource (docs/architecture.md, "Adding a resource"): a spec registered beside the
  * others is all the front doors need. One made-up kind, `Widget`, written as a kind file would
  * write it (a description and its CRUD logic, here over an in-memory "service"), yields its
- * TypeScript class, the plugin schema's resource, the Registry docs, its README table row and
- * README section (with its example as TypeScript and as YAML), its diff rules, and its place in `keyform export`'s TypeScript and YAML programs, without an edit
+ * TypeScript class, the plugin schema's resource, the Registry docs, its row of the resource tables and
+ * its page in docs/resources/ (with its example as TypeScript and as YAML), its diff rules, and its place in `keyform export`'s TypeScript and YAML programs, without an edit
  * anywhere else.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +18,7 @@ import { packageSchema } from "../../sdk/plugin/schema";
 import { exportOrganization } from "../../sdk/cli/export-model";
 import { RENDERERS } from "../../sdk/cli/export-render";
 import { generatedResourceFiles } from "../../scripts/resource-classes";
-import { registryIndex, resourceTable, withResourceSections } from "../../scripts/resource-docs";
+import { registryIndex, resourcePages, resourceSummary, resourceTable } from "../../scripts/resource-docs";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { load } from "js-yaml";
@@ -106,8 +106,9 @@ describe("a new resource from its spec alone", () => {
     expect(widget!.inputProperties.widgetName!.replaceOnChanges).toBeUndefined();
   });
 
-  it("is in the Registry docs and the README table, with its change rule", () => {
-    expect(registryIndex()).toContain("Widget");
+  it("is in the Registry docs and the resource tables, with its change rule", () => {
+    expect(registryIndex()).toContain("[`keyform:index:Widget`](resources/widget.md)");
+    expect(resourceSummary()).toContain("| [`Widget`](docs/resources/widget.md) | A widget of the organization");
     const row = resourceTable()
       .split("\n")
       .find((line) => line.includes("Widget"));
@@ -116,15 +117,12 @@ describe("a new resource from its spec alone", () => {
     expect(row).toContain("`widgetName`");
   });
 
-  it("gets its README section, with its example as TypeScript and as YAML, from its description alone", () => {
-    const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
-    expect(readme).not.toContain("### Widget");
-    const generated = withResourceSections(readme);
-    const start = generated.indexOf("\n### Widget\n");
-    const end = generated.indexOf("<!-- /generated:resource-sections -->");
-    expect(start).toBeGreaterThan(generated.indexOf("<!-- generated:resource-sections "));
-    expect(end).toBeGreaterThan(start);
-    const section = generated.slice(start + 1, end);
+  it("gets its page in docs/resources/, with its example as TypeScript and as YAML, from its description alone", () => {
+    expect(fs.existsSync(path.join(repoRoot, "docs/resources/widget.md"))).toBe(false);
+    const pages = resourcePages();
+    const section = pages["docs/resources/widget.md"]!;
+    expect(section).toBeDefined();
+    expect(section.startsWith("# Widget\n")).toBe(true);
     expect(section).toContain(widgetDescription.description);
     const ts = /```ts\n([^]*?)\n```/.exec(section)![1]!;
     // The referred-to user comes first, then the widget, referring to it by variable.
@@ -135,8 +133,9 @@ describe("a new resource from its spec alone", () => {
     expect(yaml.resources.alice?.type).toBe("keyform:index:User");
     expect(section).toMatch(/\| `color` \| Its color; a change replaces it\. \|/);
     expect(section).toContain("A change of `color` replaces it.");
-    // The other sections are unchanged: the widget's is added, nothing else.
-    expect(generated.replace(section, "")).toBe(readme);
+    // The other pages are the checked-in ones: the widget's is added, nothing else.
+    const others = Object.entries(pages).filter(([file]) => file !== "docs/resources/widget.md");
+    for (const [file, text] of others) expect(text, file).toBe(fs.readFileSync(path.join(repoRoot, file), "utf8"));
   });
 
   it("diffs by its description: color replaces, the name changes in place, parts compare as a set", async () => {

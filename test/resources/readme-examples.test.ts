@@ -1,9 +1,9 @@
 /**
- * The README's per-resource examples (each description's `example`, resolved by `exampleProgram`
+ * The per-resource examples of the docs (each description's `example`, resolved by `exampleProgram`
  * and rendered by the exporter's renderers): every registered resource has one; each object declares only inputs its class
  * describes, every required one, enum values the description lists, and refers only to earlier
  * objects of the example by outputs they have; and the TypeScript and YAML blocks of each
- * section in README.md declare the same objects with the same values.
+ * resource's page (docs/resources/<kind>.md) declare the same objects with the same values.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -13,6 +13,7 @@ import { ExportReference, type ExportedResource } from "../../sdk/cli/export-mod
 import { registeredSpecs } from "../../sdk/resources/runtime";
 import { allOutputs, type PropertyDescription, type PropertyType } from "../../sdk/resources/runtime/describe";
 import { exampleProgram } from "../../sdk/resources/runtime/example";
+import { resourcePagePath } from "../../scripts/resource-docs";
 import { repoRoot } from "../support/engine";
 
 const specOf = (kind: string) => registeredSpecs().find((s) => s.kind === kind)!;
@@ -59,7 +60,7 @@ function asYamlValues(resource: ExportedResource): unknown {
   return JSON.parse(JSON.stringify(resource.inputs, (_k, v: unknown) => (v instanceof ExportReference ? `\${${v.resource}.${v.output}}` : v)));
 }
 
-describe("README per-resource examples", () => {
+describe("the per-resource examples of the docs", () => {
   it("every registered resource has an example whose last object is of its class", () => {
     for (const spec of registeredSpecs()) expect(examples[spec.kind]?.at(-1)?.className, spec.kind).toBe(spec.kind);
   });
@@ -78,11 +79,9 @@ describe("README per-resource examples", () => {
     });
   });
 
-  it.each(registeredSpecs().map((s) => s.kind))("%s: the README's TypeScript and YAML blocks declare the example's objects", (kind) => {
-    const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
-    const start = readme.indexOf(`\n### ${kind}\n`, readme.indexOf("<!-- generated:resource-sections "));
-    expect(start, `README section of ${kind}`).toBeGreaterThan(0);
-    const section = readme.slice(start, readme.indexOf("\n### ", start + 1));
+  it.each(registeredSpecs().map((s) => s.kind))("%s: its page's TypeScript and YAML blocks declare the example's objects", (kind) => {
+    const section = fs.readFileSync(path.join(repoRoot, resourcePagePath(kind)), "utf8");
+    expect(section.startsWith(`# ${kind}\n`), `${resourcePagePath(kind)} is the page of ${kind}`).toBe(true);
     const ts = /```ts\n([^]*?)\n```/.exec(section)![1]!;
     const yaml = load(/```yaml\n([^]*?)\n```/.exec(section)![1]!) as { resources: Record<string, { type: string; properties: unknown }> };
     const example = examples[kind]!;

@@ -1,10 +1,10 @@
 /**
  * The TypeScript of the docs compiles against the built SDK: every ```ts and ```typescript
- * block of README.md and docs/*.md is written to a project of its own (an ES module, so the
+ * block of README.md and every page under docs/ is written to a project of its own (an ES module, so the
  * client examples may `await` at the top level) that installs `keyform` from this repository's
  * `dist/`, as a program that depends on the package does, and `tsc --noEmit` must pass. A block
- * that does not import `keyform` or `@pulumi/pulumi` itself gets both imports, as the README's
- * resource section says every example assumes. A renamed class, input or method, a misspelt
+ * that does not import `keyform` or `@pulumi/pulumi` itself gets both imports, as docs/resources.md
+ * says every example assumes. A renamed class, input or method, a misspelt
  * enum value or a variable used before it is declared in an example fails here.
  */
 import { execFile } from "node:child_process";
@@ -14,6 +14,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../support/engine";
+import { markdownFiles } from "../support/markdown";
 
 /** One TypeScript block of a Markdown file, with where it starts. */
 interface CodeBlock {
@@ -32,7 +33,7 @@ function typescriptBlocks(file: string): CodeBlock[] {
   }));
 }
 
-const DOCS = ["README.md", ...fs.readdirSync(path.join(repoRoot, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const DOCS = markdownFiles(repoRoot);
 const blocks = DOCS.flatMap(typescriptBlocks);
 
 /** `block` as a module of its own, the imports it assumes added. */
@@ -80,9 +81,10 @@ afterAll(() => {
 });
 
 describe("the TypeScript of README.md and docs/", () => {
-  it("has blocks to check, the generated resource examples among them", () => {
+  it("has blocks to check: the front page's, and the generated resource examples among them", () => {
     expect(blocks.length).toBeGreaterThan(14);
-    expect(blocks.filter((b) => b.file === "README.md" && b.code.includes("new keyform.SessionProfile(")).length).toBeGreaterThan(0);
+    expect(blocks.filter((b) => b.file === "README.md").length).toBeGreaterThan(1);
+    expect(blocks.filter((b) => b.file === "docs/resources/sessionprofile.md" && b.code.includes("new keyform.SessionProfile(")).length).toBeGreaterThan(0);
   });
 
   it("type-checks against the built SDK", { timeout: 600_000 }, async () => {

@@ -1,6 +1,6 @@
 /**
  * Every operation of the registry: a realistic request built from the spec's field tables (and
- * the fact sheet for the extras) parses with its schema, and every definition carries a path of
+ * docs/service-facts.md for the extras) parses with its schema, and every definition carries a path of
  * its family and, for activities, a versioned type and its intent and result keys.
  */
 import { describe, expect, it } from "vitest";
@@ -131,7 +131,7 @@ const examples: Record<keyof typeof operations, Record<string, unknown>> = {
   deleteInvitation: { invitationId: "3b5d7f9a-1c3e-4b5d-8f9a-1c3e5b7d9f1a" },
   earnWithdraw: { wrapperAddress: WRAPPER, signWith: ETH_ADDRESS, chainCaip2: "eip155:8453", sponsor: true, amountValue: "MAX" },
   earnSetWrapperState: { wrapperAddress: WRAPPER, depositsDisabled: true },
-  // Fact sheet extras
+  // Operations beyond the spec (docs/service-facts.md)
   updateUserTag: { userTagId: "f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9", newUserTagName: "ops", addUserIds: [USER], removeUserIds: [] },
   listUserTags: { organizationId: ORG },
   getActivity: { organizationId: ORG, activityId: "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b" },

@@ -1,5 +1,5 @@
 /**
- * Optional fields as real clients send them (fact sheet 2): `null` means absent everywhere,
+ * Optional fields as real clients send them (docs/service-facts.md#2-request-and-response-envelope): `null` means absent everywhere,
  * `""` means absent for non-strings and optional identifiers, and a string's "" stays a value.
  */
 import { describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/activities
- * Reading activities (fact sheet 3.8), with their votes and stored App Proofs. Voting
+ * Reading activities (docs/service-facts.md#38-activities), with their votes and stored App Proofs. Voting
  * (approve_activity / reject_activity) is part of the core pipeline: see `consensus.ts`.
  */
 import { invalidArgument, notFound } from "../errors";

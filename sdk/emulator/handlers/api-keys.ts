@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/api-keys
- * API keys (fact sheet 3.3). A key stamps requests as soon as the activity that created it
+ * API keys (docs/service-facts.md#33-api-keys). A key stamps requests as soon as the activity that created it
  * committed. Names are unique per user; a public key is registered once per organization.
  *
  * Not modelled: the service's rule that every user keeps one long-lived credential

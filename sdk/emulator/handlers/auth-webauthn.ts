@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/auth-webauthn
- * `X-Stamp-WebAuthn` (fact sheet 1.3): a passkey assertion whose challenge is the lowercase
+ * `X-Stamp-WebAuthn` (docs/service-facts.md#13-webauthn-stamp): a passkey assertion whose challenge is the lowercase
  * hex SHA-256 of the exact body. The credential is found by id among the authenticators of
  * the organization in the body or of its parent, and the assertion is verified with the
  * credential public key taken from its registration (attestation object).

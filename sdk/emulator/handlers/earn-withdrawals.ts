@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/earn-withdrawals
- * Earn withdrawals (spec 3 rule 1, 4.4 earn_withdraw; fact sheet 3.6
+ * Earn withdrawals (spec 3 rule 1, 4.4 earn_withdraw; docs/service-facts.md#36-earn-yield-vault-wrappers
  * get_earn_withdraw_status).
  *
  * Rules: the wrapper must be a deployed wrapper of the organization on `chainCaip2`;

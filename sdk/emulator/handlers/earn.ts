@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/earn
- * Earn wrappers (spec 3, 4.4; fact sheet 3.6). Deploying a wrapper records it at an address
+ * Earn wrappers (spec 3, 4.4; docs/service-facts.md#36-earn-yield-vault-wrappers). Deploying a wrapper records it at an address
  * derived deterministically from organization, vault and chain (`0x` + 40 hex), so the same
  * organization gets the same wrapper address after a reset of the data directory; a vault
  * has one wrapper per chain and organization. Deployments complete at once.

@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/history
- * list_eth_transaction_history (spec 2.8, 4.3; fact sheet 3.12 and 6): the history of one
+ * list_eth_transaction_history (spec 2.8, 4.3; docs/service-facts.md#312-wallet-accounts-and-transaction-history, #6-pagination): the history of one
  * wallet-account address on one chain, most recent first, with opaque cursors and `pageInfo`.
  *
  * A private-key address is refused (400 naming `address`), as the spec says private key

@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/invitations
- * Invitations (fact sheet 3.4). Created in status `INVITATION_STATUS_CREATED`; deleting one
+ * Invitations (docs/service-facts.md#34-invitations). Created in status `INVITATION_STATUS_CREATED`; deleting one
  * removes it (it no longer appears in get_organization). Acceptance is not emulated.
  */
 import { notFound } from "../errors";

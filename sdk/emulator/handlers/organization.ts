@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/organization
- * whoami and get_organization (fact sheet 3.9). get_organization is the only place
+ * whoami and get_organization (docs/service-facts.md#39-organization-and-identity). get_organization is the only place
  * invitations can be read; other modules add their parts (wallets, private keys) through
  * `EmulatorModule.organizationData`. update_root_quorum sets who decides consensus (see
  * `consensus.ts`); like every activity it waits for the current quorum when that needs votes.

@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/policies
- * Policies (fact sheet 3.2). Names are unique per organization. The emulator stores policies
+ * Policies (docs/service-facts.md#32-policies). Names are unique per organization. The emulator stores policies
  * but does not evaluate them: every authenticated user of the organization may act.
  */
 import type { PolicyParams } from "keyform/wire/operations/policies";

@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/private-keys
- * Standalone private keys (spec 3 and 4.4 delete_private_keys; fact sheet extras
+ * Standalone private keys (spec 3 and 4.4 delete_private_keys; docs/service-facts.md#8-wallets-private-keys-and-other-operations:
  * create_private_keys V2, export_private_key, get_private_key, list_private_keys), plus the
  * `privateKeys` of get_organization.
  *

@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/session-profiles
- * Session profiles (spec 2.6, 4.3 get_session_profile; fact sheet 3.11):
+ * Session profiles (spec 2.6, 4.3 get_session_profile; docs/service-facts.md#311-session-profiles):
  * create_session_profile, get_session_profile, get_session_profiles. Names are unique within
  * the organization (409); there is no update or delete.
  */

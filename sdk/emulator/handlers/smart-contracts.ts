@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/smart-contracts
- * Smart contract interfaces (fact sheet 3.5). The ABI/IDL text is stored byte for byte as
+ * Smart contract interfaces (docs/service-facts.md#35-smart-contract-interfaces). The ABI/IDL text is stored byte for byte as
  * given. One interface per contract address and type in an organization. Records show the
  * short type (`ETHEREUM` / `SOLANA`, spec 2.7).
  */

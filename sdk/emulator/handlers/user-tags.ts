@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/user-tags
- * User tags (fact sheet 3.1). Names are unique per organization; membership is each user's
+ * User tags (docs/service-facts.md#31-user-tags). Names are unique per organization; membership is each user's
  * `userTags`.
  */
 import { alreadyExists } from "../errors";

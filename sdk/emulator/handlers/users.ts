@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/users
- * Users (fact sheet 3.7). User names are unique per organization; `userTags` are tag ids of
+ * Users (docs/service-facts.md#37-users). User names are unique per organization; `userTags` are tag ids of
  * the organization's user tags.
  */
 import { alreadyExists, failedPrecondition } from "../errors";

@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/views
- * Stored rows → wire objects (fact sheet 3 shapes). One function per record type, shared by
+ * Stored rows → wire objects (docs/service-facts.md#shared-object-shapes). One function per record type, shared by
  * every handler that returns that record.
  */
 import type { Activity, Vote } from "keyform/wire/activity";
@@ -106,7 +106,7 @@ export function policyView(row: PolicyRow): Policy {
   };
 }
 
-/** Fact sheet 3.4: the e-mail field is `receiverEmail` here. */
+/** docs/service-facts.md#34-invitations: the e-mail field is `receiverEmail` here. */
 export function invitationView(row: InvitationRow): Invitation {
   return {
     invitationId: row.id,
@@ -159,7 +159,7 @@ export function activityView(row: ActivityRow, store: Store): Activity {
   return view;
 }
 
-/** Fact sheet 2 `v1Vote`; `user` is the voter as it is now (omitted once the user is deleted). */
+/** docs/service-facts.md#2-request-and-response-envelope `v1Vote`; `user` is the voter as it is now (omitted once the user is deleted). */
 export function voteView(store: Store, orgId: string, row: VoteRow): Vote {
   const vote: Vote = {
     id: row.id,

@@ -1,7 +1,6 @@
 /**
  * @module emulator/handlers/wallets
- * HD wallets (spec 2.3, 4.3 list_wallet_accounts, 4.4 export_wallet_account; fact sheet
- * 3.12): create_wallet, update_wallet (rename), delete_wallets, create_wallet_accounts,
+ * HD wallets (spec 2.3, 4.3 list_wallet_accounts, 4.4 export_wallet_account; docs/service-facts.md#312-wallet-accounts-and-transaction-history): create_wallet, update_wallet (rename), delete_wallets, create_wallet_accounts,
  * get_wallets / list_wallets, get_wallet, list_wallet_accounts and export_wallet_account, plus
  * the `wallets` of get_organization.
  *

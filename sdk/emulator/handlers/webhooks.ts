@@ -1,6 +1,6 @@
 /**
  * @module emulator/handlers/webhooks
- * Webhook endpoints (spec 2.5, 4.3 list_webhook_endpoints; fact sheet 3.10):
+ * Webhook endpoints (spec 2.5, 4.3 list_webhook_endpoints; docs/service-facts.md#310-webhooks):
  * create_webhook_endpoint, update_webhook_endpoint (url, name, isActive; subscriptions cannot
  * change), delete_webhook_endpoint, list_webhook_endpoints. Delivery of events is
  * `webhooks/deliverer.ts`.

@@ -76,6 +76,6 @@ export class ApiKeyStore {
 /** Epoch ms at which a key stops being accepted, or undefined if it never expires. */
 export function apiKeyExpiresAtMs(row: Pick<ApiKeyRow, "created_ms" | "expiration_seconds">): number | undefined {
   if (row.expiration_seconds === null) return undefined;
-  // The service counts from createdAt.seconds (fact sheet 3: v1ApiKey).
+  // The service counts from createdAt.seconds (docs/service-facts.md#shared-object-shapes `v1ApiKey`).
   return Math.floor(row.created_ms / 1000) * 1000 + Number(row.expiration_seconds) * 1000;
 }

@@ -1,6 +1,6 @@
 /**
  * @module emulator/store/invitations
- * Invitations; they are only readable through get_organization (fact sheet 3.4).
+ * Invitations; they are only readable through get_organization (docs/service-facts.md#34-invitations).
  */
 import type { Db } from "./database";
 

@@ -1,7 +1,7 @@
 /**
  * @module emulator/store/tags
  * Tags (user tags and private key tags). A tag has no member list of its own: membership is
- * the `user_tags` table, exposed as each user's `userTags` (fact sheet 3).
+ * the `user_tags` table, exposed as each user's `userTags` (docs/service-facts.md#shared-object-shapes).
  */
 import type { Db } from "./database";
 

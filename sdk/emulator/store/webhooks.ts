@@ -1,7 +1,7 @@
 /**
  * @module emulator/store/webhooks
  * Webhook endpoints (spec 2.5) and their subscriptions. Subscriptions are set when the
- * endpoint is created and never change (fact sheet 3.10).
+ * endpoint is created and never change (docs/service-facts.md#310-webhooks).
  */
 import type { Db } from "./database";
 

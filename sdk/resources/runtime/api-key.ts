@@ -1,6 +1,6 @@
 /**
  * @module resources/runtime/api-key
- * ApiKey: the service has no update for API keys (fact sheet 3.3), so every change is a new
+ * ApiKey: the service has no update for API keys (docs/service-facts.md#33-api-keys), so every change is a new
  * key. Without a `publicKey` input, a key pair of `curveType` is generated at create; the
  * private key is only ever an output (marked secret by the resource class).
  */

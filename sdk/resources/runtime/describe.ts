@@ -75,13 +75,14 @@ export interface ResourceDescription {
   readonly outputs: Readonly<Record<string, PropertyDescription>>;
   /**
    * The example of the resource: its own object, or a list of objects ending with its own.
-   * Rendered as TypeScript and as Pulumi YAML for the README, the schema's docs and the class's
+   * Rendered as TypeScript and as Pulumi YAML for its page in docs/resources/, the schema's docs and the class's
    * JSDoc (`example.ts`, which says how objects refer to each other).
    */
   readonly example: ExampleObject | readonly ExampleObject[];
   /**
-   * What the README says about the resource beyond its description, inputs, example and change
-   * rules (Markdown): how it behaves on refresh, destroy, adoption, and why.
+   * What the resource's page (`docs/resources/<kind>.md`) says beyond its description, inputs,
+   * example and change rules (Markdown, links relative to that folder): how it behaves on
+   * refresh, destroy, adoption, and why.
    */
   readonly guide?: string;
   /** What `importId` (and `pulumi import` with the plugin) takes, e.g. "the wallet's id (`walletId`)". */

@@ -1,7 +1,7 @@
 /**
  * @module resources/runtime/example
  * A resource's example, written once in its description and rendered by the program writers
- * (`program-render.ts`) wherever an example is shown: the README section, the Registry docs of
+ * (`program-render.ts`) wherever an example is shown: the resource's page in docs/resources/, the Registry docs of
  * the plugin's schema and the class's JSDoc, as TypeScript and as Pulumi YAML alike.
  *
  * An example object refers to an output of another object as a Pulumi YAML interpolation,

@@ -1,6 +1,6 @@
 /**
  * @module resources/runtime/invitation
- * Invitation: the service has no get, list or update for invitations (fact sheet 3.4). A read
+ * Invitation: the service has no get, list or update for invitations (docs/service-facts.md#34-invitations). A read
  * finds the invitation in `get_organization`'s `organizationData.invitations` (where the email
  * field is `receiverEmail`); every change is a new invitation. A revoked invitation counts as
  * gone.
@@ -27,7 +27,7 @@ interface LiveInvitation {
   senderUserId: string;
 }
 
-/** The status the service gives a new invitation (fact sheet 3.4). */
+/** The status the service gives a new invitation (docs/service-facts.md#34-invitations). */
 const INITIAL_INVITATION_STATUS = "INVITATION_STATUS_CREATED";
 
 async function fetchInvitation(session: Session, id: string): Promise<LiveInvitation | undefined> {

@@ -31,6 +31,6 @@ export function organizationMoveMessage(move: OrganizationMove): string {
   return (
     `${move.what}: lives in organization ${move.recorded} (recorded in state), but ${source}. ` +
     `keyform never replaces or deletes an object because the organization changed. ${fix} ` +
-    `To move it on purpose, see "Moving objects to another organization" in the keyform README.`
+    `To move it on purpose, see "Moving objects to another organization" in keyform's docs/settings.md.`
   );
 }

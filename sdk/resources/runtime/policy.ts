@@ -1,7 +1,7 @@
 /**
  * @module resources/runtime/policy
  * Policy: every property changes in place through `update_policy` (V2, whose fields carry a
- * `policy` prefix: fact sheet 3.2). An unset condition, consensus, notes or time is the empty
+ * `policy` prefix: docs/service-facts.md#32-policies). An unset condition, consensus, notes or time is the empty
  * string on the service, and absent from the outputs.
  */
 import { Effect } from "../../wire/enums";
@@ -64,7 +64,7 @@ const describe = {
     "Every property changes **in place** (`update_policy`); removing `condition`, `consensus` or",
     "`time` clears it. `condition`, `consensus` and `time` are parsed and type checked at preview: a",
     "broken one fails `pulumi preview` naming the property, line and column; lint warnings are logged",
-    "on the resource (see [Policies](#policies-checks-evaluation-and-policy-tests)).",
+    "on the resource (see [Policies](../policies.md)).",
   ].join("\n"),
   importIdMeaning: "the policy's id, `policyId`",
   expressionInputs: ["effect", "condition", "consensus", "time"],

@@ -33,7 +33,7 @@ export interface ExportedResource {
 export interface Renderer {
   readonly defaultFile: string;
   render(resources: readonly ExportedResource[], organizationId: string): string;
-  /** The declarations of `resources` alone, without the program around them (the README's examples). */
+  /** The declarations of `resources` alone, without the program around them (the examples of the resource pages in docs/). */
   declarations(resources: readonly ExportedResource[]): string;
 }
 

@@ -1,6 +1,6 @@
 /**
  * @module resources/runtime/root-quorum
- * RootQuorum: the organization's root quorum, a singleton (fact sheet 3.9). Every organization
+ * RootQuorum: the organization's root quorum, a singleton (docs/service-facts.md#39-organization-and-identity). Every organization
  * has one from its start (its creator, threshold 1), so "create" adopts it and sets it with
  * `update_root_quorum` when it differs; the id is the organization id. Destroy leaves the quorum
  * as it is, with a warning: the service has no delete.

@@ -1,6 +1,6 @@
 /**
  * @module resources/runtime/session-profile
- * SessionProfile (fact sheet 3.11): immutable and undeletable on the service. Every change
+ * SessionProfile (docs/service-facts.md#311-session-profiles): immutable and undeletable on the service. Every change
  * creates a new profile (a replacement), and destroy only forgets the profile, with a warning
  * that it stays in the organization. Profile names are unique, so a changed profile needs a
  * new name.

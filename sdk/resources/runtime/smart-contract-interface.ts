@@ -1,7 +1,7 @@
 /**
  * @module resources/runtime/smart-contract-interface
  * SmartContractInterface: an ABI (Ethereum) or IDL (Solana) registered for a contract
- * address. The service has no update (fact sheet 3.5), so every change is a new object. The
+ * address. The service has no update (docs/service-facts.md#35-smart-contract-interfaces), so every change is a new object. The
  * document is compared as canonical JSON: the same ABI given as an object, or as text with
  * other whitespace or key order, is not a change.
  */
@@ -16,7 +16,7 @@ import { makeHandler } from "./framework";
 import { collections } from "./shared-reads";
 import { canonicalDocument, compact, containsUnknown, isUnknown } from "./values";
 
-/** The service's limit on the document (fact sheet 3.5). */
+/** The service's limit on the document (docs/service-facts.md#35-smart-contract-interfaces). */
 export const MAX_INTERFACE_BYTES = 400 * 1024;
 
 const WIRE_PREFIX = "SMART_CONTRACT_INTERFACE_TYPE_";

@@ -1,7 +1,7 @@
 /**
  * @module resources/runtime/user
  * User: `create_users` / `update_user` (name, email and phone number in place) /
- * `delete_users` (fact sheet 3.7). API keys and OAuth providers may be declared with the user:
+ * `delete_users` (docs/service-facts.md#37-users). API keys and OAuth providers may be declared with the user:
  * when declared, the user's keys and providers are exactly those (keys are added and removed in
  * place; providers cannot be changed, so a change replaces the user); when not declared, they
  * are left alone (keys of `ApiKey` resources, providers linked by sign-in).

@@ -1,6 +1,6 @@
 /**
  * @module resources/runtime/webhook-endpoint
- * WebhookEndpoint (fact sheet 3.10): url, name and isActive change in place
+ * WebhookEndpoint (docs/service-facts.md#310-webhooks): url, name and isActive change in place
  * (`update_webhook_endpoint`); subscriptions cannot be updated, so a change replaces the
  * endpoint. There is no get-by-id: a read lists the endpoints.
  */

@@ -1,6 +1,6 @@
 /**
  * @module wire/operations/activities
- * Reading and deciding activities (fact sheet 3.8).
+ * Reading and deciding activities (docs/service-facts.md#38-activities).
  */
 import { z } from "zod";
 import { Activity } from "../activity";

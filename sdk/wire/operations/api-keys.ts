@@ -1,6 +1,6 @@
 /**
  * @module wire/operations/api-keys
- * API keys (spec 2.4, 4.3 get_api_keys, 4.4 create_api_keys; fact sheet 3.3 for delete and
+ * API keys (spec 2.4, 4.3 get_api_keys, 4.4 create_api_keys; docs/service-facts.md#33-api-keys for delete and
  * get_api_key). There is no update: a changed key is a new key.
  */
 import { z } from "zod";
@@ -17,7 +17,7 @@ export const Credential = z.object({
 });
 export type Credential = z.infer<typeof Credential>;
 
-/** Spec 2.4 / fact sheet `v1ApiKey`: an API key record. */
+/** Spec 2.4 / docs/service-facts.md#shared-object-shapes `v1ApiKey`: an API key record. */
 export const ApiKey = z.object({
   credential: Credential,
   apiKeyId: z.string(),
@@ -41,7 +41,7 @@ export type ApiKeyParams = z.infer<typeof ApiKeyParams>;
 export const createApiKeys = defineActivity("create_api_keys", {
   type: "ACTIVITY_TYPE_CREATE_API_KEYS_V2",
   intentKey: "createApiKeysIntentV2",
-  // The result key carries no version suffix, unlike the intent (fact sheet 3.3).
+  // The result key carries no version suffix, unlike the intent (docs/service-facts.md#33-api-keys).
   resultKey: "createApiKeysResult",
   parameters: z.object({
     apiKeys: z.array(ApiKeyParams).min(1, "must hold at least one API key"),

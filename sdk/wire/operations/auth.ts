@@ -92,7 +92,7 @@ export const OtpType = z.enum(["OTP_TYPE_EMAIL", "OTP_TYPE_SMS"]);
 export type OtpType = z.infer<typeof OtpType>;
 
 /**
- * `POST {auth_url}/v1/otp_init` (fact sheet 8; `ProxyTInitOtpBody`): sends a one-time code to
+ * `POST {auth_url}/v1/otp_init` (docs/service-facts.md#7-base-urls-and-the-auth-proxy; `ProxyTInitOtpBody`): sends a one-time code to
  * an e-mail address or phone number.
  */
 export const otpInit = defineAuthProxy("otp_init", {

@@ -1,6 +1,6 @@
 /**
  * @module wire/operations/earn
- * Earn: yield-vault wrappers (spec 4.4 earn_withdraw / earn_set_wrapper_state; fact sheet 3.6
+ * Earn: yield-vault wrappers (spec 4.4 earn_withdraw / earn_set_wrapper_state; docs/service-facts.md#36-earn-yield-vault-wrappers
  * for deployment, the enabled-vault listing and the withdrawal status lookup). Amounts are
  * raw on-chain units carried as decimal strings.
  */
@@ -39,7 +39,7 @@ export const EarnVaultExposure = z.object({
 });
 export type EarnVaultExposure = z.infer<typeof EarnVaultExposure>;
 
-/** Fact sheet 3.6 / `v1EarnEnabledVault`: one deployed wrapper; every field is optional. */
+/** docs/service-facts.md#36-earn-yield-vault-wrappers / `v1EarnEnabledVault`: one deployed wrapper; every field is optional. */
 export const EnabledVault = z.object({
   vaultAddress: opt(z.string()),
   wrapperAddress: opt(z.string()),

@@ -1,7 +1,7 @@
 /**
  * @module wire/operations/invitations
  * Invitations (spec 4.4 create_invitations / delete_invitation). There is no list or get
- * endpoint: invitations appear only in `get_organization` (fact sheet 3.4).
+ * endpoint: invitations appear only in `get_organization` (docs/service-facts.md#34-invitations).
  */
 import { z } from "zod";
 import { defineActivity } from "../define";
@@ -9,7 +9,7 @@ import { AccessType, InvitationStatus } from "../enums";
 import { Id, Timestamp } from "../shared";
 
 /**
- * Fact sheet 3.4 / `v1Invitation`: an invitation as `get_organization` shows it. The e-mail
+ * docs/service-facts.md#34-invitations / `v1Invitation`: an invitation as `get_organization` shows it. The e-mail
  * field is `receiverEmail` here, not `receiverUserEmail` as in the create parameters.
  */
 export const Invitation = z.object({

@@ -1,6 +1,6 @@
 /**
  * @module wire/operations/organization
- * The caller's identity and the organization as a whole (fact sheet 3.9).
+ * The caller's identity and the organization as a whole (docs/service-facts.md#39-organization-and-identity).
  */
 import { z } from "zod";
 import { defineActivity, defineQuery } from "../define";
@@ -21,7 +21,7 @@ export type Quorum = z.infer<typeof Quorum>;
 export const Feature = z.object({ name: opt(z.string()), value: opt(z.string()) });
 export type Feature = z.infer<typeof Feature>;
 
-/** Fact sheet 3.9 / `v1OrganizationData`: every field is optional. */
+/** docs/service-facts.md#39-organization-and-identity / `v1OrganizationData`: every field is optional. */
 export const OrganizationData = z.object({
   organizationId: opt(z.string()),
   name: opt(z.string()),

@@ -1,6 +1,6 @@
 /**
  * @module wire/operations/policies
- * Policies (spec 4.4 create_policy; fact sheet 3.2 for update, delete, get and list).
+ * Policies (spec 4.4 create_policy; docs/service-facts.md#32-policies for update, delete, get and list).
  */
 import { z } from "zod";
 import { defineActivity, defineQuery } from "../define";
@@ -8,7 +8,7 @@ import { Effect } from "../enums";
 import { Id, opt, Timestamp } from "../shared";
 
 /**
- * Fact sheet `v1Policy`. `notes`, `consensus` and `condition` are always strings ("" when
+ * docs/service-facts.md#shared-object-shapes `v1Policy`. `notes`, `consensus` and `condition` are always strings ("" when
  * unset); a response that leaves one out parses as "".
  */
 export const Policy = z.object({
@@ -40,7 +40,7 @@ export type PolicyParams = z.infer<typeof PolicyParams>;
 export const createPolicy = defineActivity("create_policy", {
   type: "ACTIVITY_TYPE_CREATE_POLICY_V3",
   intentKey: "createPolicyIntentV3",
-  // The result key carries no version suffix, unlike the intent (fact sheet 3.2).
+  // The result key carries no version suffix, unlike the intent (docs/service-facts.md#32-policies).
   resultKey: "createPolicyResult",
   parameters: PolicyParams,
   result: z.object({ policyId: z.string() }),

@@ -60,7 +60,7 @@ export const deletePrivateKeys = defineActivity("delete_private_keys", {
 });
 
 /**
- * Fact sheet extra (`v1ExportPrivateKeyIntent`): the private key, HPKE-encrypted to
+ * docs/service-facts.md#8-wallets-private-keys-and-other-operations (`v1ExportPrivateKeyIntent`): the private key, HPKE-encrypted to
  * `targetPublicKey` in an export bundle; marks the key exported.
  */
 export const exportPrivateKey = defineActivity("export_private_key", {
@@ -75,13 +75,13 @@ export const exportPrivateKey = defineActivity("export_private_key", {
   result: z.object({ privateKeyId: z.string(), exportBundle: z.string() }),
 });
 
-/** Fact sheet extra: one private key record. */
+/** docs/service-facts.md#8-wallets-private-keys-and-other-operations: one private key record. */
 export const getPrivateKey = defineQuery("get_private_key", {
   request: z.object({ organizationId: Id, privateKeyId: Id }),
   response: z.object({ privateKey: PrivateKey }),
 });
 
-/** Fact sheet extra: every private key of the organization (not paginated). */
+/** docs/service-facts.md#8-wallets-private-keys-and-other-operations: every private key of the organization (not paginated). */
 export const listPrivateKeys = defineQuery("list_private_keys", {
   request: z.object({ organizationId: Id }),
   response: z.object({ privateKeys: z.array(PrivateKey) }),

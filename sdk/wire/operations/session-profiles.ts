@@ -1,6 +1,6 @@
 /**
  * @module wire/operations/session-profiles
- * Session profiles (spec 2.6, 4.3 get_session_profile; fact sheet 3.11). There is no update
+ * Session profiles (spec 2.6, 4.3 get_session_profile; docs/service-facts.md#311-session-profiles). There is no update
  * or delete activity.
  */
 import { z } from "zod";

@@ -1,6 +1,6 @@
 /**
  * @module wire/operations/smart-contract-interfaces
- * Smart contract interfaces, ABIs and IDLs (spec 2.7, 4.3; fact sheet 3.5). There is no
+ * Smart contract interfaces, ABIs and IDLs (spec 2.7, 4.3; docs/service-facts.md#35-smart-contract-interfaces). There is no
  * update: a changed interface is a new one.
  */
 import { z } from "zod";
@@ -8,7 +8,7 @@ import { defineActivity, defineQuery } from "../define";
 import { SmartContractInterfaceType } from "../enums";
 import { Id, JsonText, opt, Timestamp } from "../shared";
 
-/** Fact sheet 3.5: the largest ABI or IDL the service stores. */
+/** docs/service-facts.md#35-smart-contract-interfaces: the largest ABI or IDL the service stores. */
 export const MAX_SMART_CONTRACT_INTERFACE_BYTES = 400 * 1024;
 
 /**

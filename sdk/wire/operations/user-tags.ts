@@ -1,6 +1,6 @@
 /**
  * @module wire/operations/user-tags
- * User tags (spec 4.4 create_user_tag / delete_user_tags; fact sheet 3.1 for update and list).
+ * User tags (spec 4.4 create_user_tag / delete_user_tags; docs/service-facts.md#31-user-tags for update and list).
  * A tag record has no member list: membership lives in each user's `userTags`.
  */
 import { z } from "zod";
@@ -8,7 +8,7 @@ import { defineActivity, defineQuery } from "../define";
 import { TagType } from "../enums";
 import { Id, opt, Timestamp } from "../shared";
 
-/** Fact sheet 3: `datav1Tag`. */
+/** docs/service-facts.md#shared-object-shapes `datav1Tag`. */
 export const Tag = z.object({
   tagId: Id,
   tagName: z.string(),

@@ -1,6 +1,6 @@
 /**
  * @module wire/operations/users
- * Users (spec 4.4 update_user / update_user_name; fact sheet 3.7 for list, get, create and
+ * Users (spec 4.4 update_user / update_user_name; docs/service-facts.md#37-users for list, get, create and
  * delete). The user record is `v1User` of the official type definitions.
  */
 import { z } from "zod";
@@ -49,7 +49,7 @@ export const MfaPolicy = z.object({
 });
 export type MfaPolicy = z.infer<typeof MfaPolicy>;
 
-/** Fact sheet `v1User`: `userTags` holds tag IDs, the only record of tag membership. */
+/** docs/service-facts.md#shared-object-shapes `v1User`: `userTags` holds tag IDs, the only record of tag membership. */
 export const User = z.object({
   userId: z.string(),
   userName: z.string(),
@@ -96,7 +96,7 @@ export const OauthProviderParams = z.object({
 });
 export type OauthProviderParams = z.infer<typeof OauthProviderParams>;
 
-/** Fact sheet 3.7: one user to create (`v1UserParamsV4`). */
+/** docs/service-facts.md#37-users: one user to create (`v1UserParamsV4`). */
 export const UserParams = z.object({
   userName: Id,
   userEmail: opt(z.string()),

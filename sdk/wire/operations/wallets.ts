@@ -135,7 +135,7 @@ export const exportWalletAccount = defineActivity("export_wallet_account", {
   }),
 });
 
-/** Fact sheet extra (`v1UpdateWalletIntent`): renames a wallet, the only change it allows. */
+/** docs/service-facts.md#8-wallets-private-keys-and-other-operations (`v1UpdateWalletIntent`): renames a wallet, the only change it allows. */
 export const updateWallet = defineActivity("update_wallet", {
   type: "ACTIVITY_TYPE_UPDATE_WALLET",
   intentKey: "updateWalletIntent",
@@ -145,7 +145,7 @@ export const updateWallet = defineActivity("update_wallet", {
 });
 
 /**
- * Fact sheet extra (`v1DeleteWalletsIntent`): a wallet that was never exported is deleted
+ * docs/service-facts.md#8-wallets-private-keys-and-other-operations (`v1DeleteWalletsIntent`): a wallet that was never exported is deleted
  * only with `deleteWithoutExport: true`.
  */
 export const deleteWallets = defineActivity("delete_wallets", {

@@ -1,6 +1,6 @@
 /**
  * @module wire/operations/webhooks
- * Webhook endpoints (spec 2.5, 4.3 list_webhook_endpoints; fact sheet 3.10 for create, update
+ * Webhook endpoints (spec 2.5, 4.3 list_webhook_endpoints; docs/service-facts.md#310-webhooks for create, update
  * and delete). There is no get-by-id, and subscriptions cannot be changed by an update.
  */
 import { z } from "zod";
