@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { generatedDataFiles } from "../../scripts/data-functions";
 import { generatedResourceFiles } from "../../scripts/resource-classes";
-import { generatedDocFiles } from "../../scripts/resource-docs";
+import { generatedDocFiles, resourcePages } from "../../scripts/resource-docs";
 import { registeredSpecs } from "../../sdk/resources/runtime";
 import { repoRoot } from "../support/engine";
 
@@ -24,6 +24,11 @@ describe("generated resource classes and docs", () => {
 
   it.each(Object.keys(files))("%s is up to date (run `npm run gen:resources`)", (file) => {
     expect(fs.readFileSync(path.join(repoRoot, file), "utf8")).toBe(files[file]);
+  });
+
+  it("docs/resources/ holds exactly the registered resources' pages (a removed resource's page goes too)", () => {
+    const pages = fs.readdirSync(path.join(repoRoot, "docs", "resources")).map((name) => `docs/resources/${name}`).sort();
+    expect(pages).toEqual(Object.keys(resourcePages()).sort());
   });
 
   it("has one class per registered resource, exported from the package", async () => {
