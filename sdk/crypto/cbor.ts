@@ -4,6 +4,9 @@
  * text strings, arrays, maps, `false`/`true`/`null`/`undefined`, all with definite lengths.
  * Maps decode to `Map` (COSE keys are integers). Floats, tags and indefinite lengths are
  * rejected: an attestation object or COSE key never uses them.
+ *
+ * Written here rather than with `cborg`, which is ESM only and so cannot be loaded by this
+ * CommonJS build without making every caller asynchronous (README.md, "Dependencies").
  */
 import { CryptoError } from "./errors";
 

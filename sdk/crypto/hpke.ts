@@ -12,6 +12,9 @@
  * These are the values `@turnkey/crypto` hard-codes (its `AES_KEY_INFO`/`IV_INFO` constants
  * are the key-schedule contexts derived from that `info`), so bundles made here decrypt with
  * the official client functions and the other way round.
+ *
+ * Written here rather than with `@hpke/core`, whose WebCrypto API is asynchronous while bundles
+ * are made inside the emulator's synchronous transactions (README.md, "Dependencies").
  */
 import { createCipheriv, createDecipheriv } from "node:crypto";
 import { p256 } from "@noble/curves/nist";

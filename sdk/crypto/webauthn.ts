@@ -14,6 +14,10 @@
  *   lowercase hex SHA-256 of the exact request body; clientDataJSON carries it base64url
  *   encoded. The signature is DER ECDSA P-256 over SHA-256(authenticatorData ||
  *   SHA-256(clientDataJSON)) (WebAuthn §7.2).
+ *
+ * Written here rather than with `@simplewebauthn/server`: its checks are asynchronous while the
+ * emulator authenticates synchronously, and it would bring 25 packages into `keyform`
+ * (README.md, "Dependencies").
  */
 import { sha256 } from "@noble/hashes/sha2";
 import { base64UrlDecode, base64UrlEncode, bytesEqual, bytesToHex, concatBytes, fromUtf8, utf8 } from "./encoding";
