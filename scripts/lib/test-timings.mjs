@@ -29,9 +29,10 @@ if (files.length === 0) process.exit(0);
 const sum = files.reduce((total, file) => total + file.seconds, 0);
 const wall = (Math.max(...report.testResults.map((f) => f.endTime)) - Math.min(...report.testResults.map((f) => f.startTime))) / 1000;
 const seconds = (s) => s.toFixed(1).padStart(7);
+const total = (s) => (s < 100 ? s.toFixed(1) : s.toFixed(0));
 const share = (s) => `${((100 * s) / sum).toFixed(1)}%`.padStart(6);
 
-console.log(`\nTest files by duration (${files.length} files; their durations add up to ${sum.toFixed(0)} s over ${wall.toFixed(0)} s of wall time):`);
+console.log(`\nTest files by duration (${files.length} files; their durations add up to ${total(sum)} s over ${total(wall)} s of wall time):`);
 console.log(`${"seconds".padStart(7)}  ${"share".padStart(6)}  tests  file`);
 for (const file of files.slice(0, top)) {
   console.log(`${seconds(file.seconds)}  ${share(file.seconds)}  ${String(file.tests).padStart(5)}  ${file.name}${file.failed ? "  (failed)" : ""}`);
@@ -48,4 +49,4 @@ for (const file of files) {
   byFolder.set(folder, (byFolder.get(folder) ?? 0) + file.seconds);
 }
 const folders = [...byFolder.entries()].sort((a, b) => b[1] - a[1]);
-console.log(`by folder: ${folders.map(([folder, s]) => `${folder} ${s.toFixed(0)} s (${((100 * s) / sum).toFixed(0)}%)`).join(", ")}`);
+console.log(`by folder: ${folders.map(([folder, s]) => `${folder} ${total(s)} s (${((100 * s) / sum).toFixed(0)}%)`).join(", ")}`);
