@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { EngineFirstSequencer } from "./test/support/engine-first-sequencer";
 
 export default defineConfig({
   // The emulator imports the layers below it as `keyform/<layer>/<module>` (the package's own
@@ -27,6 +28,8 @@ export default defineConfig({
     // at the machine's two cores.
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // The long engine files start first, so they do not run alone at the end (see the file).
+    sequence: { sequencer: EngineFirstSequencer },
     // CI logs name every test with its result; locally the compact reporter is enough. The
     // JSON report lets scripts/test close with a plain "N passed, N failed" line.
     reporters: [process.env.CI ? "verbose" : "default", ["json", { outputFile: ".keyform/test-report.json" }]],
