@@ -230,7 +230,7 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
   // Each call changes the section (the page reads on a hash change). The mark of the last load
   // is cleared first, so the wait is for a read of this section made after the click.
   const open = async (section: string) => {
-    await page.evaluate(() => document.body.removeAttribute("data-loaded"));
+    await page.evaluate("document.body.removeAttribute('data-loaded')");
     await page.click(`nav a[data-section=${section}]`);
     await page.waitForSelector(`body[data-loaded=${section}]`);
   };
