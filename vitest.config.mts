@@ -1,5 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { EngineFirstSequencer } from "./test/support/engine-first-sequencer";
+import { FileTimingsReporter } from "./test/support/file-timings-reporter";
 
 export default defineConfig({
   // The emulator imports the layers below it as `keyform/<layer>/<module>` (the package's own
@@ -27,8 +29,11 @@ export default defineConfig({
     // at the machine's two cores.
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // The long engine files start first, so they do not run alone at the end (see the file).
+    sequence: { sequencer: EngineFirstSequencer },
     // CI logs name every test with its result; locally the compact reporter is enough. The
-    // JSON report lets scripts/test close with a plain "N passed, N failed" line.
-    reporters: [process.env.CI ? "verbose" : "default", ["json", { outputFile: ".keyform/test-report.json" }]],
+    // JSON report lets scripts/test close with a plain "N passed, N failed" line, the file
+    // timings with the table of the files by duration.
+    reporters: [process.env.CI ? "verbose" : "default", ["json", { outputFile: ".keyform/test-report.json" }], new FileTimingsReporter()],
   },
 });

@@ -227,7 +227,10 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
   const shot = async (name: string) => {
     if (screenshots) await page.screenshot({ path: path.join(screenshots, `dashboard-${name}.png`), fullPage: true });
   };
+  // Each call changes the section (the page reads on a hash change). The mark of the last load
+  // is cleared first, so the wait is for a read of this section made after the click.
   const open = async (section: string) => {
+    await page.evaluate("document.body.removeAttribute('data-loaded')");
     await page.click(`nav a[data-section=${section}]`);
     await page.waitForSelector(`body[data-loaded=${section}]`);
   };
@@ -265,12 +268,15 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
     await page.getByTestId("activity-filter").selectOption("waiting");
     await expect(page.locator("[data-testid=activity]").count()).resolves.toBe(1);
     await page.getByTestId("activity-filter").selectOption("all");
+    const pendingId = await pending.getAttribute("data-id");
+    expect(pendingId).toMatch(/^[0-9a-f-]{36}$/);
     await pending.getByTestId("voter").selectOption({ label: "approver-bo" });
     await pending.getByTestId("approve").click();
-    // The page redraws the feed after the vote: the activity is now completed, with two votes.
-    const completed = page.locator("[data-testid=activity][data-type=ACTIVITY_TYPE_CREATE_USER_TAG][data-status=ACTIVITY_STATUS_COMPLETED]");
-    await completed.first().waitFor();
-    expect(await completed.first().innerText()).toMatch(/root ✓[\s\S]*approver-bo ✓/);
+    // The page redraws the feed after the vote: this activity (not another completed one of its
+    // type, there from the start) is now completed, with two votes.
+    const completed = page.locator(`[data-testid=activity][data-id="${pendingId}"][data-status=ACTIVITY_STATUS_COMPLETED]`);
+    await completed.waitFor();
+    expect(await completed.innerText()).toMatch(/root ✓[\s\S]*approver-bo ✓/);
     await expect(page.locator("[data-testid=activity][data-status=ACTIVITY_STATUS_CONSENSUS_NEEDED]").count()).resolves.toBe(0);
     await shot("activity-approved");
 

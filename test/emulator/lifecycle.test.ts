@@ -6,7 +6,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import Database from "better-sqlite3";
 import { p256 } from "@noble/curves/p256";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { BOOTSTRAP_FILE, DATABASE_FILE, startEmulator } from "../../sdk/emulator";
 import { startTestEmulator } from "../support/emulator";
 
@@ -80,5 +80,27 @@ describe("startEmulator", () => {
     const again = await startEmulator({ dataDir, port: emulator.port, logLevel: "silent" });
     expect(again.port).toBe(emulator.port);
     await again.close();
+  });
+
+  it("serves from a connection in WAL mode with synchronous=FULL (a commit is on disk before its answer)", async () => {
+    // The connection the server writes with is the one to ask: the setting is per connection,
+    // and a kill -9 alone cannot tell FULL from OFF (the OS keeps what the process wrote).
+    const connections = new Set<Database.Database>();
+    const pragma = Database.prototype.pragma;
+    const seen = vi.spyOn(Database.prototype, "pragma").mockImplementation(function (this: Database.Database, ...args: Parameters<typeof pragma>) {
+      connections.add(this);
+      return pragma.apply(this, args);
+    });
+    const t = await startTestEmulator();
+    seen.mockRestore();
+    try {
+      await t.client.createUserTag({ userTagName: "written", userIds: [] });
+      const live = [...connections].filter((db) => db.open);
+      expect(live).toHaveLength(1);
+      expect(live[0]!.pragma("journal_mode", { simple: true })).toBe("wal");
+      expect(live[0]!.pragma("synchronous", { simple: true })).toBe(2); // 2 = FULL (0 OFF, 1 NORMAL, 3 EXTRA)
+    } finally {
+      await t.stop();
+    }
   });
 });

@@ -85,6 +85,27 @@ describe("policy diff", () => {
     expect([...new Set(gains.flatMap((c) => c.users))].sort()).toEqual(users.map((u) => u.id).sort());
   });
 
+  it("a pair that differs only in its time clause is a change, with a witness at a time the clauses tell apart", async () => {
+    const condition = "activity.kind == 'SIGN_TRANSACTION'";
+    const always = { ...allow("sign", condition), time: "" };
+    const from2030 = { ...allow("sign", condition), time: "time.now >= Timestamp('2030-01-01T00:00:00Z')" };
+    const untilJune2030 = { ...allow("sign", condition), time: "time.now < Timestamp('2030-06-01T00:00:00Z')" };
+    const added = await diffPolicies([always], [from2030], { users });
+    expect(added.notProved).toEqual([]);
+    expect(added.changes.length).toBeGreaterThan(0);
+    for (const change of added.changes) {
+      expect(change).toMatchObject({ direction: "loses", confirmed: true });
+      expect(change.kinds).toContain("SIGN_TRANSACTION");
+      expect(simulate([always], change.witness).outcome).toBe("OUTCOME_ALLOW");
+      expect(simulate([from2030], change.witness).outcome).not.toBe("OUTCOME_ALLOW");
+    }
+    // One time clause for another: access is both gained and lost, each replayed.
+    const swapped = await diffPolicies([from2030], [untilJune2030], { users });
+    expect(swapped.notProved).toEqual([]);
+    expect(new Set(swapped.changes.map((c) => c.direction))).toEqual(new Set(["gains", "loses"]));
+    expect(swapped.changes.every((c) => c.confirmed)).toBe(true);
+  });
+
   it("without users, the principals are still every user: a tag's members are described, not invented", async () => {
     const diff = await diffPolicies([], [allow("ops", "activity.resource == 'USER'", "approvers.any(u, u.tags.contains('tag-ops'))")]);
     expect(diff.principals).toMatch(/any user with any tags/);

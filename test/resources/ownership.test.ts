@@ -8,9 +8,9 @@ import { directContext } from "../../sdk/resources/runtime/context";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { handlers } from "../../sdk/resources/runtime";
-import { readEntry, stampedSession, writeEntry, inputsKeyOf } from "../../sdk/resources/runtime/ownership";
+import { batchTimestampFor, readEntry, stampedSession, writeEntry, inputsKeyOf } from "../../sdk/resources/runtime/ownership";
 import { URN_INPUT } from "../../sdk/resources/runtime/plan-census";
 import { forgetSharedReads } from "../../sdk/resources/runtime/shared-reads";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
@@ -105,6 +105,27 @@ describe("ownership", () => {
     );
     expect(await tagsNamed("someone-elses")).toEqual([other.userTagId]);
     expect(readEntry(journalDir, urn("dev", "theirs"))).toBeUndefined();
+  });
+
+  it("two stacks declaring the same invitation in the same millisecond send different bodies: one invitation each", async () => {
+    // The clock frozen: both creates are dated from the same millisecond, so only the per-stack
+    // offset of the request timestamp keeps the two bodies (and their fingerprints) apart.
+    const inputs = (await handlers.Invitation!.check({}, { receiverUserName: "Erin", receiverUserEmail: "erin@example.com", accessType: "ACCESS_TYPE_API", senderUserId: emu.emulator.bootstrap.userId })).inputs as Record<string, unknown>;
+    const invitationUrn = (stack: string) => `urn:pulumi:${stack}::proj::pulumi-nodejs:dynamic/keyform:Invitation::erin`;
+    const frozen = vi.spyOn(Date, "now").mockReturnValue(Date.now());
+    try {
+      const alpha = await handlers.Invitation!.create({ ...inputs, [URN_INPUT]: invitationUrn("alpha") });
+      const beta = await handlers.Invitation!.create({ ...inputs, [URN_INPUT]: invitationUrn("beta") });
+      expect(beta.id).not.toBe(alpha.id);
+      expect(readEntry(journalDir, invitationUrn("alpha"))?.timestampMs).not.toBe(readEntry(journalDir, invitationUrn("beta"))?.timestampMs);
+      // A plural create's timestamp carries the same kind of offset, fixed by its items' URNs.
+      expect(batchTimestampFor([invitationUrn("alpha")])).not.toBe(batchTimestampFor([invitationUrn("beta")]));
+    } finally {
+      frozen.mockRestore();
+    }
+    forgetSharedReads();
+    const { organizationData } = await emu.client.getOrganization();
+    expect((organizationData.invitations ?? []).filter((i) => i.receiverEmail === "erin@example.com")).toHaveLength(2);
   });
 
   it("another stack's create of the same name and inputs is not adopted", async () => {

@@ -235,7 +235,7 @@ function renderActivity(feed) {
     var votes = (a.votes || []).length
       ? h("div", { "class": "muted" }, ["Votes: "].concat(a.votes.map(function (v) { return pill(v.userName + " " + (v.selection === "VOTE_SELECTION_APPROVED" ? "\u2713" : "\u2717")); })))
       : null;
-    section.appendChild(h("div", { "class": "card activity " + statusClass(a), "data-testid": "activity", "data-type": a.type, "data-status": a.status }, [
+    section.appendChild(h("div", { "class": "card activity " + statusClass(a), "data-testid": "activity", "data-type": a.type, "data-status": a.status, "data-id": a.id }, [
       h("div", { "class": "head" }, [
         h("span", { "class": "type", text: short(a.type) }),
         pill(short(a.status), "st-" + a.status, "status"),
@@ -318,10 +318,14 @@ function show(section) {
   });
   refresh();
 }
-var loading = false;
+// One read at a time. A refresh asked for while one runs (a vote's, a click on another section,
+// during the automatic one) runs after it instead of being dropped: dropped, the page kept the
+// old feed, or marked a section loaded that was never read.
+var loading = null;
+var refreshAgain = false;
 function refresh() {
-  if (!state.org || loading) return Promise.resolve();
-  loading = true;
+  if (!state.org) return Promise.resolve();
+  if (loading) { refreshAgain = true; return loading; }
   var org = encodeURIComponent(state.org);
   var job;
   if (state.section === "objects") job = getJson("/organizations/" + org + "/objects").then(renderObjects);
@@ -335,10 +339,12 @@ function refresh() {
     document.getElementById("access").insertBefore(h("div", { "class": "muted", "data-testid": "access-loading", text: "proving\u2026" }), document.getElementById("access").firstChild);
     job = getJson("/organizations/" + org + "/access").then(renderAccess);
   }
-  return job.catch(function (e) { toast("Could not read the emulator: " + e.message); }).then(function () {
-    loading = false;
+  loading = job.catch(function (e) { toast("Could not read the emulator: " + e.message); }).then(function () {
+    loading = null;
+    if (refreshAgain) { refreshAgain = false; return refresh(); }
     document.body.setAttribute("data-loaded", state.section);
   });
+  return loading;
 }
 window.addEventListener("hashchange", function () { show(location.hash.slice(1)); });
 document.getElementById("refresh").onclick = function () { state.feedKey = ""; refresh(); };
