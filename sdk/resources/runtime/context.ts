@@ -14,7 +14,8 @@ import type { KeyformClient } from "../../client";
 import type { BatchGroup } from "./batch";
 import type { SharedReadEntry } from "./shared-reads";
 import type { AccessVerdict } from "./policy-lockout";
-import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
+import { resolveSettings, type ConfigLookup, type SettingName, type Settings } from "./settings";
+import { settingOrigins, type SettingOrigin } from "./setting-sources";
 
 /** What `check` knows in an engine run: the stack config keys to vet before anything is planned. */
 export interface EngineRun {
@@ -81,6 +82,11 @@ export class ProviderContext {
   /** The settings in effect now: stack config, then the environment (read on each call, never stored). */
   settings(): Settings {
     return resolveSettings(this.lookup);
+  }
+
+  /** Where the value of `name` in effect comes from (stack config, environment, default): errors say it. */
+  settingOrigin(name: SettingName): SettingOrigin {
+    return settingOrigins(this.lookup, process.env)[name];
   }
 }
 
