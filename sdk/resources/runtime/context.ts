@@ -59,8 +59,11 @@ export class ProviderContext {
   readonly verified = new Map<string, Promise<void>>();
   /** The batches gathering items now, by kind, client, group and journal (`batch.ts`). */
   readonly batchGroups = new Map<string, BatchGroup>();
-  /** Requests the batches of this context made, by plural and singular submits and splits (benchmarks, tests). */
-  readonly batchCounts = { plural: 0, singular: 0, split: 0 };
+  /**
+   * Requests the batches of this context made, by plural and singular submits and splits, and
+   * how many batches went because every engine slot was held by a waiting item (benchmarks, tests).
+   */
+  readonly batchCounts = { plural: 0, singular: 0, split: 0, everySlotWaiting: 0 };
   /** Shared reads (`shared-reads.ts`), per client of this context: collection name → entry. */
   readonly sharedReads = new WeakMap<object, Map<string, SharedReadEntry>>();
   /** The URNs checked as new (a create is coming) that have not joined their batch yet, by kind and group (`batch.ts`). */
