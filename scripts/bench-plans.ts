@@ -10,10 +10,10 @@
  * those requests, and 429s. Asserts nothing.
  *
  * The engine runs at most `--parallel` resource operations at once (its default is 4 per CPU),
- * and a plural activity can only gather the creates in flight together: the runs set
- * `PULUMI_PARALLEL` to {@link PARALLEL} (`KEYFORM_BENCH_PARALLEL` to change it), as the GitOps
- * runner and `scripts/org-up` do (`examples/shared/workspace.ts`), and as a pipeline on a
- * limited plan should.
+ * and a plural activity can only gather the creates in flight together. Each plan and path runs
+ * twice: as a user runs a plain `pulumi up` (the engine's default, no `PULUMI_PARALLEL`), and with
+ * `PULUMI_PARALLEL` set to {@link PARALLEL} (`KEYFORM_BENCH_PARALLEL` to change it), as the
+ * GitOps runner and `scripts/org-up` do (`examples/shared/workspace.ts`).
  *
  *   npm run bench:plans                      # plans: none, free, pro; TypeScript and plugin paths
  *   npm run bench:plans -- free payg         # the plans named
@@ -108,7 +108,10 @@ function program(rootUserId: string): () => Promise<void> {
   };
 }
 
-async function measure(plan: Plan | "none", programPath: ProgramPath): Promise<void> {
+/** The engine's parallelism of a run: its own default (no `PULUMI_PARALLEL`), or this many operations. */
+type Parallel = "default" | number;
+
+async function measure(plan: Plan | "none", programPath: ProgramPath, parallel: Parallel): Promise<void> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-bench-plans-"));
   const emulator = await startEmulator({ port: 0, dataDir: path.join(work, "emulator"), logLevel: "silent", ...(plan !== "none" ? { plan } : {}) });
   const proxy = await startFaultProxy({ upstream: emulator.url, rate: 0, seed: 1 });
@@ -124,12 +127,12 @@ async function measure(plan: Plan | "none", programPath: ProgramPath): Promise<v
       baseUrl: proxy.url,
       bootstrap: b,
       envVars: {
-        PULUMI_PARALLEL: String(PARALLEL),
+        ...(parallel === "default" ? {} : { PULUMI_PARALLEL: String(parallel) }),
         // The engine finds pulumi-resource-keyform on PATH (bin/).
         PATH: [path.dirname(pulumiCommand.command), path.join(repoRoot, "bin"), process.env.PATH ?? ""].join(path.delimiter),
       },
     });
-    console.log(`${programPath}, plan ${plan} (${rate === Infinity ? "no limit" : `${rate} requests/s`}), ${POLICIES + USERS + KEY_OWNERS * KEYS_PER_OWNER + INVITATIONS} objects, PULUMI_PARALLEL=${PARALLEL}`);
+    console.log(`${programPath}, plan ${plan} (${rate === Infinity ? "no limit" : `${rate} requests/s`}), ${POLICIES + USERS + KEY_OWNERS * KEYS_PER_OWNER + INVITATIONS} objects, ${parallel === "default" ? "the engine's default parallelism (no PULUMI_PARALLEL)" : `PULUMI_PARALLEL=${parallel}`}`);
     for (const operation of ["up", "preview --refresh", "destroy"] as const) {
       // The service's bucket refills between operations, as between two pipeline runs.
       await new Promise((resolve) => setTimeout(resolve, rate === Infinity ? 0 : 1_500));
@@ -170,13 +173,17 @@ async function measure(plan: Plan | "none", programPath: ProgramPath): Promise<v
 }
 
 async function main(): Promise<void> {
+  // The default runs are a plain `pulumi up`: no PULUMI_PARALLEL of this shell reaches them.
+  delete process.env.PULUMI_PARALLEL;
   const named = process.argv.slice(2);
   const paths = named.filter((n): n is ProgramPath => n === "typescript" || n === "plugin");
   const planNames = named.filter((n) => n !== "typescript" && n !== "plugin");
   const plans = (planNames.length > 0 ? planNames : ["none", "free", "pro"]) as Array<Plan | "none">;
   for (const plan of plans) {
     if (plan !== "none" && !(plan in PLAN_RATES)) throw new Error(`unknown plan ${JSON.stringify(plan)}: none, ${Object.keys(PLAN_RATES).join(", ")}`);
-    for (const programPath of paths.length > 0 ? paths : (["typescript", "plugin"] as const)) await measure(plan, programPath);
+    for (const programPath of paths.length > 0 ? paths : (["typescript", "plugin"] as const)) {
+      for (const parallel of ["default", PARALLEL] as const) await measure(plan, programPath, parallel);
+    }
   }
 }
 

@@ -16,7 +16,7 @@ import { KeyformClient } from "../client/client";
 import { AuthenticationError, ConnectionError, KeyformError, NotFoundError, PermissionDeniedError, TimeoutError } from "../client/errors";
 import { isSecretSetting, resolveSettings, SETTING_ENV, SETTING_NAMES, unknownSettingProblem, type ConfigLookup, type Settings, type SettingName } from "../resources/runtime/settings";
 import { curveOfPair } from "../resources/runtime/verify";
-import { describeOrigin, settingOrigins, unknownKeyformVariables, type SettingOrigin, type UnknownVariable } from "./setting-sources";
+import { describeOrigin, settingOrigins, unknownKeyformVariables, unknownVariableProblem, type SettingOrigin, type UnknownVariable } from "../resources/runtime/setting-sources";
 
 /** One check's outcome: `fix` is set when it failed. */
 export interface Finding {
@@ -42,10 +42,12 @@ const REQUIRED: readonly SettingName[] = ["organizationId", "apiPublicKey", "api
  * `configKeys` are the stack's config keys: a `keyform:*` key that is no setting fails (a
  * mistyped `keyform:baseurl` would otherwise leave the default in effect without a word), and
  * so does a `KEYFORM_*` variable that is no setting (`provenance.unknownVariables`).
- * @param timeoutMs per-request timeout of the server checks.
+ * @param timeoutMs the server check's whole time (`--timeout-ms`); by default the settings'
+ * `timeoutMs` and `firstByteTimeoutMs`, the ones the providers apply.
  */
-export async function diagnose(settings: Settings, timeoutMs = 10_000, configKeys: readonly string[] = [], provenance: SettingsProvenance = {}): Promise<Finding[]> {
+export async function diagnose(settings: Settings, timeoutMs?: number, configKeys: readonly string[] = [], provenance: SettingsProvenance = {}): Promise<Finding[]> {
   const findings: Finding[] = [];
+  const applied = appliedTimeouts(settings, timeoutMs);
   for (const key of configKeys) {
     const problem = unknownSettingProblem(key);
     if (problem !== undefined) findings.push({ check: `config ${key}`, detail: problem, fix: `pulumi config rm ${key}, and set the setting it meant` });
@@ -53,7 +55,7 @@ export async function diagnose(settings: Settings, timeoutMs = 10_000, configKey
   for (const { variable, meant } of provenance.unknownVariables ?? []) {
     findings.push({
       check: `environment ${variable}`,
-      detail: `${variable} is not a keyform setting${meant !== undefined ? `; did you mean ${meant}?` : ""}`,
+      detail: unknownVariableProblem({ variable, meant }),
       fix: meant !== undefined ? `rename it to ${meant}` : `unset it; the settings are ${Object.values(SETTING_ENV).join(", ")}`,
     });
   }
@@ -72,7 +74,9 @@ export async function diagnose(settings: Settings, timeoutMs = 10_000, configKey
     if (origin === undefined && name !== "baseUrl") continue;
     // The private key is never printed, only that it is set and where from.
     const shown = isSecretSetting(name) ? "[secret]" : String(value);
-    findings.push({ check: `setting ${name}`, detail: origin === undefined ? shown : `${shown} (${describeOrigin(origin)})` });
+    // A timeout the server check does not apply as set says which one it applies instead.
+    const override = (name === "timeoutMs" || name === "firstByteTimeoutMs") && applied[name] !== value ? `; this check applies ${applied[name]} ms (--timeout-ms)` : "";
+    findings.push({ check: `setting ${name}`, detail: `${origin === undefined ? shown : `${shown} (${describeOrigin(origin)})`}${override}` });
   }
   if (settings.apiPublicKey === undefined || settings.apiPrivateKey === undefined) return findings;
 
@@ -92,7 +96,8 @@ export async function diagnose(settings: Settings, timeoutMs = 10_000, configKey
     baseUrl: settings.baseUrl,
     organizationId: settings.organizationId,
     stamper: new ApiKeyStamper({ apiPublicKey: settings.apiPublicKey, apiPrivateKey: settings.apiPrivateKey, curve }),
-    timeoutMs,
+    timeoutMs: applied.timeoutMs,
+    firstByteTimeoutMs: applied.firstByteTimeoutMs,
     retry: { maxRetries: 0 },
   });
   try {
@@ -112,6 +117,15 @@ export async function diagnose(settings: Settings, timeoutMs = 10_000, configKey
     findings.push(serverFinding(error, settings));
   }
   return findings;
+}
+
+/**
+ * The timeouts the server check applies: the settings' own, as the providers apply them, unless
+ * `--timeout-ms` limits the whole check (the first byte then has to come within it too).
+ */
+export function appliedTimeouts(settings: Settings, timeoutMs: number | undefined): { timeoutMs: number; firstByteTimeoutMs: number } {
+  const whole = timeoutMs ?? settings.timeoutMs;
+  return { timeoutMs: whole, firstByteTimeoutMs: Math.min(settings.firstByteTimeoutMs, whole) };
 }
 
 /** What a failed whoami says about the settings. */
@@ -192,8 +206,8 @@ export function doctorCommand(): Command {
   return new Command("doctor")
     .description("check the settings in effect: key pair, server, key registration, organization")
     .option("-s, --stack <name>", "read the keyform:* config of this Pulumi stack before the environment (default: the selected stack, in a Pulumi project)")
-    .option("--timeout-ms <ms>", "per-request timeout", (v) => Number(v), 10_000)
-    .action(async (opts: { stack?: string; timeoutMs: number }) => {
+    .option("--timeout-ms <ms>", "time the server check may take (default: keyform:timeoutMs and keyform:firstByteTimeoutMs, as the providers apply them)", (v) => Number(v))
+    .action(async (opts: { stack?: string; timeoutMs?: number }) => {
       const { config, finding } = configInEffect(opts.stack);
       const provenance = { origins: settingOrigins(config?.lookup, process.env), unknownVariables: unknownKeyformVariables(process.env) };
       let settings: Settings | undefined;

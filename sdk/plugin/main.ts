@@ -2,9 +2,12 @@
  * @module plugin/main
  * Entry of `pulumi-resource-keyform`: serves the provider on a free local port and prints the
  * port, which is how the engine finds a plugin. The engine passes its own address as the
- * first argument; the provider does not call back into the engine, so it is not needed.
+ * first argument: the provider's warnings (lint findings, adoptions, replacements, objects left
+ * in place) go there, through the engine's `Log` RPC (`resources/runtime/engine-log.ts`), since
+ * the CLI does not show a plugin's stderr.
  */
 import * as grpc from "@grpc/grpc-js";
+import { useEngineAddress } from "../resources/runtime/engine-log";
 import { providerService, ResourceProviderService } from "./server";
 
 /** Messages as large as the engine's own limit (state of big programs travels in one call). */
@@ -17,6 +20,7 @@ function packageVersion(): string {
 }
 
 async function main(): Promise<void> {
+  useEngineAddress(process.argv[2]);
   const server = new grpc.Server({
     "grpc.max_receive_message_length": MAX_MESSAGE_BYTES,
     "grpc.max_send_message_length": MAX_MESSAGE_BYTES,

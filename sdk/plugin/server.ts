@@ -19,7 +19,10 @@ import type { ProviderContext } from "../resources/runtime/context";
 import { contextOfConfiguration, withContext } from "../resources/runtime/framework";
 import { handlerFor } from "../resources/runtime";
 import { retainedOnDelete } from "../resources/runtime/describe";
+import { aboutResource, warnEngine } from "../resources/runtime/engine-log";
 import { ObjectLeftBehindError } from "../resources/runtime/errors";
+import { LINTED_PROPERTIES, lintWarnings } from "../resources/runtime/policy-expressions";
+import { containsUnknown } from "../resources/runtime/values";
 import { checkConfig, configLookupOf } from "./config";
 import { functionOfToken, invokeFunction } from "./functions";
 import { kindOfToken, packageSchema, secretOutputs } from "./schema";
@@ -57,7 +60,9 @@ function secretKeysOf(handler: ReturnType<typeof handlerFor>, inputSecrets: Read
  */
 function unary<Req, Res>(run: (req: Req) => Promise<Res>): Unary<Req, Res> {
   return (call, callback) => {
-    run(call.request).then(
+    // A call about a resource: the warnings it sends the engine are attached to that resource.
+    const urn = (call.request as { getUrn?(): string }).getUrn?.();
+    aboutResource(urn, () => run(call.request)).then(
       (res) => callback(null, res),
       (error: unknown) => callback(toServiceError(error)),
     );
@@ -106,6 +111,20 @@ function propertyDiff(oldValue: unknown, newValue: unknown, replace: boolean): p
   else diff.setKind(replace ? Kind.UPDATE_REPLACE : Kind.UPDATE);
   diff.setInputdiff(true);
   return diff;
+}
+
+/**
+ * Sends the lint warnings of a resource's policy expressions to the engine, worded as the
+ * TypeScript classes word them from the program (`resources/policy-warnings.ts`), once its
+ * values are known.
+ */
+async function warnAboutExpressions(kind: string, urn: string, inputs: Record<string, unknown>): Promise<void> {
+  const properties = LINTED_PROPERTIES[kind];
+  if (properties === undefined) return;
+  const declared = Object.fromEntries(properties.map((p) => [p, inputs[p]]));
+  if (Object.values(declared).some((v) => v !== undefined && (typeof v !== "string" || containsUnknown(v)))) return;
+  const name = urn.split("::").pop() ?? urn;
+  for (const line of lintWarnings(`${kind} ${JSON.stringify(name)}`, declared)) await warnEngine(line);
 }
 
 /** The implementation of the ResourceProvider service; `version` is the package version. */
@@ -171,6 +190,7 @@ export function providerService(version: string): grpc.UntypedServiceImplementat
       const news = decode(req.getNews());
       const result = await handler.check(olds.values, news.values, { urn: req.getUrn() });
       const failures = result.failures ?? [];
+      if (failures.length === 0) await warnAboutExpressions(handler.spec.kind, req.getUrn(), news.values);
       return checkResponse(encode((result.inputs ?? news.values) as PropertyMap, news.secretKeys), failures);
     }),
 

@@ -11,7 +11,8 @@
  * Automation API then never finishes).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { checkPolicy, formatDiagnostic, type DeclaredExpressions } from "../policy";
+import type { DeclaredExpressions } from "../policy";
+import { lintWarnings } from "./runtime/policy-expressions";
 
 type Inputs = { [K in keyof DeclaredExpressions]?: pulumi.Input<string | undefined> };
 
@@ -20,8 +21,6 @@ export function warnAboutPolicyExpressions(label: string, args: Inputs): void {
   const keys = Object.keys(args) as (keyof DeclaredExpressions)[];
   pulumi.all(keys.map((key) => args[key])).apply((values) => {
     const declared = Object.fromEntries(keys.map((key, i) => [key, values[i]])) as DeclaredExpressions;
-    for (const d of checkPolicy(declared)) {
-      if (d.severity === "warning") void pulumi.log.warn(`${label}: ${d.property} ${formatDiagnostic(d)} [${d.rule}]`);
-    }
+    for (const line of lintWarnings(label, declared)) void pulumi.log.warn(line);
   });
 }

@@ -6,11 +6,12 @@
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { suggestVariable, unknownKeyformVariables } from "../../sdk/cli/setting-sources";
+import { suggestVariable, unknownKeyformVariables } from "../../sdk/resources/runtime/setting-sources";
 import { SETTING_ENV } from "../../sdk/resources/runtime/settings";
 import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
@@ -102,6 +103,30 @@ describe("unknown KEYFORM_* names", () => {
     expect(badSecret.code, badSecret.stdout).toBe(1);
     expect(badSecret.stdout).toMatch(/^FAIL settings: .*"apiPrivateKey" .* must be a private key of 64 hex digits/m);
     expect(badSecret.stdout + badSecret.stderr).not.toContain("secret-but-no-key");
+  });
+});
+
+describe("timeouts", () => {
+  it("against a server that never answers, doctor gives up after the first-byte time it reports", async () => {
+    // Accepts connections and never answers.
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+      const env = { ...emulatorSettings(), KEYFORM_BASE_URL: url, KEYFORM_FIRST_BYTE_TIMEOUT_MS: "700" };
+      const result = await doctor(outside, env);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain("ok   setting firstByteTimeoutMs: 700 (from the environment, KEYFORM_FIRST_BYTE_TIMEOUT_MS)");
+      expect(result.stdout).toMatch(new RegExp(`^FAIL server: ${url.replace(/\./g, "\\.")} does not answer: .*within 700 ms`, "m"));
+      // A --timeout-ms below the settings' limits is the one the check applies, and it says so.
+      const limited = await doctor(outside, { ...env, KEYFORM_FIRST_BYTE_TIMEOUT_MS: "15000" }, ["--timeout-ms", "600"]);
+      expect(limited.stdout).toContain("ok   setting firstByteTimeoutMs: 15000 (from the environment, KEYFORM_FIRST_BYTE_TIMEOUT_MS); this check applies 600 ms (--timeout-ms)");
+      expect(limited.stdout).toMatch(/^FAIL server: .* does not answer: .*within 600 ms/m);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
 

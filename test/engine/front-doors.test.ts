@@ -7,6 +7,12 @@
  * `up` and after `destroy`, read back with the official client (`@turnkey/http`): key material
  * declared without `deleteWithoutExport` stays in the organization on both paths, and the
  * wallet declared with it is deleted on both.
+ *
+ * The two doors also say the same things: the warnings and errors the engine received in every
+ * step (lint findings of policy expressions, the root quorum member and the root quorum that
+ * destroy leaves in place, the session profile the service cannot delete), compared line by line
+ * with ids, organization ids and URNs normalized. The TypeScript door sends them from the program
+ * and from its dynamic-provider process, the plugin through its own engine connection.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -40,6 +46,8 @@ function objects(rootUserId: string, wrapperAddress: string): ExportedResource[]
     r("RootQuorum", "root-quorum", { threshold: 1, userIds: [rootUserId, ref("alice", "userId")] }),
     r("UserTag", "admins", { userTagName: "admins", userIds: [ref("alice", "userId")] }),
     r("Policy", "deny-exports", { policyName: "Nobody exports keys", effect: "EFFECT_DENY", condition: "activity.action == 'EXPORT'", notes: "break glass only" }),
+    // Lint finding unscoped-signing-allow: an ALLOW that covers signing with every key.
+    r("Policy", "sign-anything", { policyName: "Approvers sign anything", effect: "EFFECT_ALLOW", condition: "activity.action == 'SIGN'" }),
     r("ApiKey", "bot-key", { userId: ref("bot", "userId"), apiKeyName: "bot-key", curveType: "API_KEY_CURVE_P256" }),
     r("IpAllowlist", "bot-ips", { publicKey: ref("bot-key", "publicKey"), rules: [{ cidr: "203.0.113.0/24", label: "CI runners" }] }),
     r("Invitation", "invite-erin", {
@@ -75,6 +83,28 @@ function steps(events: EngineEvent[]): string[] {
     const kind = /^(?:pulumi-nodejs:dynamic\/keyform|keyform:index):(\w+)$/.exec(meta.type)?.[1];
     if (kind === undefined) continue;
     out.push(`${meta.op} ${kind} ${meta.urn.split("::").pop()}`);
+  }
+  return out.sort();
+}
+
+/**
+ * The warnings and errors the engine received, one line each, sorted (resources run
+ * concurrently): ids, organization ids and URNs (whose project and type tokens differ by door)
+ * normalized to placeholders.
+ */
+function diagnostics(events: EngineEvent[]): string[] {
+  const out: string[] = [];
+  for (const e of events) {
+    const d = e.diagnosticEvent;
+    if (d === undefined || (d.severity !== "warning" && d.severity !== "error")) continue;
+    // The engine's own note on where it found the plugin (bin/ on PATH here), not keyform's.
+    if (/^using pulumi-resource-keyform from \$PATH/.test(d.message.trim())) continue;
+    const message = d.message
+      .trim()
+      .replace(/urn:pulumi:[^\s\]]*::([\w.-]+)/g, "<urn $1>")
+      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, "<id>")
+      .replace(/\b[0-9a-f]{40,}\b/gi, "<hex>");
+    for (const line of message.split("\n")) out.push(`${d.severity}: ${line.trim()}`);
   }
   return out.sort();
 }
@@ -123,6 +153,7 @@ async function lifecycle(stack: Stack, snapshot: () => Promise<unknown>) {
   return {
     upResult: upResult.summary.result,
     plans: { preview: steps(before.events), up: steps(up.events), previewAfterUp: steps(quiet.events), destroy: steps(destroy.events) },
+    said: { preview: diagnostics(before.events), up: diagnostics(up.events), previewAfterUp: diagnostics(quiet.events), destroy: diagnostics(destroy.events) },
     afterUp,
     afterDestroy,
   };
@@ -156,6 +187,7 @@ describe("the TypeScript and YAML front doors", () => {
       const fromYaml = await lifecycle(yaml.handle.stack, () => snapshotOf(yaml));
       expect(fromTypescript.upResult).toBe("succeeded");
       expect(fromYaml.plans).toEqual(fromTypescript.plans);
+      expect(fromYaml.said).toEqual(fromTypescript.said);
       expect(fromYaml.afterUp).toEqual(fromTypescript.afterUp);
       expect(fromYaml.afterDestroy).toEqual(fromTypescript.afterDestroy);
 
@@ -171,6 +203,15 @@ describe("the TypeScript and YAML front doors", () => {
       expect(left.privateKeys.map((k) => k.privateKeyName)).toEqual(["signer"]);
       // A root quorum member stays (destroy cannot leave the organization without approvers); bot goes.
       expect(left.users.map((u) => u.userName).sort()).toEqual(["alice", "root"]);
+      // What the comparison of diagnostics covers: the lint at preview and up, and what destroy leaves.
+      for (const step of ["preview", "up", "previewAfterUp"] as const) {
+        expect(fromTypescript.said[step].join("\n"), step).toContain('warning: Policy "sign-anything": condition');
+        expect(fromTypescript.said[step].join("\n"), step).toContain("[unscoped-signing-allow]");
+      }
+      const destroyed = fromTypescript.said.destroy.join("\n");
+      expect(destroyed).toMatch(/warning: User "alice" \(<id>\) is a member of the root quorum .*it is left in place/);
+      expect(destroyed).toContain("RootQuorum of organization <id>: destroy leaves the root quorum as it is");
+      expect(destroyed).toMatch(/SessionProfile "read-only" \(<id>\): the service cannot delete session profiles/);
     } finally {
       await ts.handle.cleanup();
       await yaml.handle.cleanup();

@@ -4,6 +4,10 @@
  * arrives after the batch's idle window still joins it. Against the real emulator on the Free
  * plan (1 request/s), through a counting proxy; the control run without announcements shows the
  * late create going out on its own.
+ *
+ * And it waits only while an announced create can still come: when every operation slot of the
+ * engine (`PULUMI_PARALLEL`, else 4 per CPU) is held by a create waiting in a batch, the engine
+ * can start nothing more, so the batch goes (`engine-slots.ts`).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -11,6 +15,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handlers } from "../../sdk/resources/runtime";
 import { announceCreate } from "../../sdk/resources/runtime/batch";
+import { ENGINE_PARALLEL_PER_CPU, engineParallelism } from "../../sdk/resources/runtime/engine-slots";
 import { directContext } from "../../sdk/resources/runtime/context";
 import { URN_INPUT } from "../../sdk/resources/runtime/plan-census";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
@@ -84,5 +89,67 @@ describe("a batch on a limited plan and the creates the engine announced", () =>
     await createWithLateOne("announced", keys, LATE_MS);
     expect(submits()).toEqual({ plural: 1, singular: 0 });
     expect(directContext().expectedCreates.size).toBe(0);
+  });
+});
+
+/**
+ * Runs `work` for each of `keys` as the engine runs steps: at most `slots` at once, the next one
+ * started when one finishes.
+ */
+async function asTheEngineRuns(slots: number, keys: readonly string[], work: (key: string) => Promise<unknown>): Promise<void> {
+  const queue = [...keys];
+  const worker = async () => {
+    for (let key = queue.shift(); key !== undefined; key = queue.shift()) await work(key);
+  };
+  await Promise.all(Array.from({ length: slots }, worker));
+}
+
+describe("a batch and the engine's operation slots", () => {
+  const SLOTS = 3;
+  const savedParallel = process.env.PULUMI_PARALLEL;
+
+  afterAll(() => {
+    if (savedParallel === undefined) delete process.env.PULUMI_PARALLEL;
+    else process.env.PULUMI_PARALLEL = savedParallel;
+  });
+
+  /** Six policies of `stack`, all announced, created through `SLOTS` engine slots. */
+  async function sixThroughTheSlots(stack: string): Promise<{ plural: number; singular: number; whenEverySlotWaited: number }> {
+    const keys = ["a", "b", "c", "d", "e", "f"];
+    const args = (key: string) => ({ policyName: `${stack}-${key}`, effect: "EFFECT_DENY", condition: `activity.type == '${stack}${key}'`, [URN_INPUT]: urnOf(stack, key) });
+    // The engine checks every new resource before it starts any create: all six are announced.
+    const checked = new Map<string, Record<string, unknown>>();
+    for (const key of keys) {
+      checked.set(key, (await handlers.Policy!.check({}, args(key))).inputs as Record<string, unknown>);
+      announceCreate(directContext(), "Policy:create", "", urnOf(stack, key));
+    }
+    proxy.resetCounts();
+    const before = directContext().batchCounts.everySlotWaiting;
+    await asTheEngineRuns(SLOTS, keys, (key) => handlers.Policy!.create(checked.get(key)!));
+    return { ...submits(), whenEverySlotWaited: directContext().batchCounts.everySlotWaiting - before };
+  }
+
+  it("goes as soon as every slot is held by a create waiting in it, though announced creates remain: they cannot start before it goes", async () => {
+    process.env.PULUMI_PARALLEL = String(SLOTS);
+    const outcome = await sixThroughTheSlots("slots-full");
+    // Two activities of three, each sent because the engine could start nothing more.
+    expect(outcome).toEqual({ plural: 2, singular: 0, whenEverySlotWaited: 2 });
+    expect(directContext().expectedCreates.size).toBe(0);
+  });
+
+  it("with more slots than creates in flight (control), the batch waits for the announced creates instead", async () => {
+    process.env.PULUMI_PARALLEL = "500";
+    const outcome = await sixThroughTheSlots("slots-free");
+    expect(outcome.whenEverySlotWaited).toBe(0);
+    expect(outcome.singular).toBe(0);
+  });
+});
+
+describe("the engine's parallelism as a provider knows it", () => {
+  it("is PULUMI_PARALLEL when set, else the engine's default of 4 per CPU", () => {
+    expect(engineParallelism({ PULUMI_PARALLEL: "500" })).toBe(500);
+    expect(engineParallelism({})).toBe(ENGINE_PARALLEL_PER_CPU * os.availableParallelism());
+    expect(engineParallelism({ PULUMI_PARALLEL: "" })).toBe(ENGINE_PARALLEL_PER_CPU * os.availableParallelism());
+    expect(engineParallelism({ PULUMI_PARALLEL: "many" })).toBe(ENGINE_PARALLEL_PER_CPU * os.availableParallelism());
   });
 });

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { checkConfig } from "../../sdk/plugin/config";
 import { packageSchema } from "../../sdk/plugin/schema";
 import { settingLines } from "../../sdk/cli/env";
-import { settingOrigins, suggestVariable } from "../../sdk/cli/setting-sources";
+import { settingOrigins, suggestVariable } from "../../sdk/resources/runtime/setting-sources";
 import { resolveSettings, SETTING_NAMES, SETTINGS, settingSpec, type SettingName } from "../../sdk/resources/runtime/settings";
 import { repoRoot } from "../support/engine";
 

@@ -13,7 +13,9 @@
  * activity takes. On an unlimited service that is a few milliseconds; on a limited plan the
  * wait for the next slot gathers the whole wave, and the batch also waits (within
  * {@link EXPECTED_GATHER_MS}) for the creates the engine announced by checking new resources of
- * its kind ({@link announceCreate}) and has not handed over yet.
+ * its kind ({@link announceCreate}) and has not handed over yet, unless none of them can come:
+ * when every operation slot of the engine is held by an item waiting in a batch, the engine
+ * starts nothing more until a batch goes, so it goes (`engine-slots.ts`).
  *
  * Exactly once: a batch is one submit through the client, so a lost answer is recovered like
  * any other (the byte-identical body is resent, same fingerprint, and the service answers with
@@ -38,6 +40,7 @@ import { stackOfUrn } from "./ownership";
 import type { Session } from "./client";
 import type { ProviderContext } from "./context";
 import { mayNeedConsensus } from "./earlier-work";
+import { everySlotWaits } from "./engine-slots";
 
 /** The shortest time a batch stays open for more items (ms). */
 export const GATHER_MS = 10;
@@ -151,6 +154,11 @@ async function flushWhenFree(group: BatchGroup, form: BatchForm<unknown, unknown
     const announced = () => context.expectedCreates.get(group.expectKey)?.size ?? 0;
     for (;;) {
       if (group.waiting.length >= form.max) break;
+      // No announced create can still join: the engine's slots are all held by waiting items.
+      if (everySlotWaits(context, waitingItems(context))) {
+        context.batchCounts.everySlotWaiting += 1;
+        break;
+      }
       const now = Date.now();
       const open = now - opened;
       const idle = now - group.lastJoin;
@@ -183,6 +191,13 @@ async function flushWhenFree(group: BatchGroup, form: BatchForm<unknown, unknown
     void flushWhenFree(group, form);
   }
   await send(group.session, form, taken);
+}
+
+/** The items waiting in every batch of `context`, of every kind and group. */
+function waitingItems(context: ProviderContext): number {
+  let count = 0;
+  for (const group of context.batchGroups.values()) count += group.waiting.length;
+  return count;
 }
 
 function expectedKey(name: string, group: string): string {

@@ -14,7 +14,8 @@ import type { KeyformClient } from "../../client";
 import type { BatchGroup } from "./batch";
 import type { SharedReadEntry } from "./shared-reads";
 import type { AccessVerdict } from "./policy-lockout";
-import { resolveSettings, type ConfigLookup, type Settings } from "./settings";
+import { resolveSettings, type ConfigLookup, type SettingName, type Settings } from "./settings";
+import { settingOrigins, type SettingOrigin } from "./setting-sources";
 
 /** What `check` knows in an engine run: the stack config keys to vet before anything is planned. */
 export interface EngineRun {
@@ -58,8 +59,11 @@ export class ProviderContext {
   readonly verified = new Map<string, Promise<void>>();
   /** The batches gathering items now, by kind, client, group and journal (`batch.ts`). */
   readonly batchGroups = new Map<string, BatchGroup>();
-  /** Requests the batches of this context made, by plural and singular submits and splits (benchmarks, tests). */
-  readonly batchCounts = { plural: 0, singular: 0, split: 0 };
+  /**
+   * Requests the batches of this context made, by plural and singular submits and splits, and
+   * how many batches went because every engine slot was held by a waiting item (benchmarks, tests).
+   */
+  readonly batchCounts = { plural: 0, singular: 0, split: 0, everySlotWaiting: 0 };
   /** Shared reads (`shared-reads.ts`), per client of this context: collection name → entry. */
   readonly sharedReads = new WeakMap<object, Map<string, SharedReadEntry>>();
   /** The URNs checked as new (a create is coming) that have not joined their batch yet, by kind and group (`batch.ts`). */
@@ -81,6 +85,11 @@ export class ProviderContext {
   /** The settings in effect now: stack config, then the environment (read on each call, never stored). */
   settings(): Settings {
     return resolveSettings(this.lookup);
+  }
+
+  /** Where the value of `name` in effect comes from (stack config, environment, default): errors say it. */
+  settingOrigin(name: SettingName): SettingOrigin {
+    return settingOrigins(this.lookup, process.env)[name];
   }
 }
 

@@ -28,6 +28,7 @@ import type { ResourceDescription } from "./describe";
 import type { ListObjects } from "./listing";
 import { consensusNeededMessage, explain, isNotFound, ObjectLeftBehindError, ProviderError } from "./errors";
 import { quietHostErrorEcho, warnEngine } from "./engine-log";
+import { holdingSlot } from "./engine-slots";
 import { organizationMoveMessage } from "./organization-guard";
 import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
 import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
@@ -550,7 +551,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     }
   }
 
-  return {
+  return holdingSlots({
     spec,
 
     async check(olds, news, context) {
@@ -745,5 +746,18 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         throw explain(error, what);
       }
     },
-  };
+  });
+}
+
+/** `handler` with its create, read, update and delete counted as engine slots its context holds (`engine-slots.ts`). */
+function holdingSlots(handler: Handler): Handler {
+  for (const name of ["create", "read", "update", "delete"] as const) {
+    const operation = handler[name] as (...args: unknown[]) => Promise<unknown>;
+    Object.assign(handler, {
+      [name](this: unknown, ...args: unknown[]) {
+        return holdingSlot(contextOf(this), () => operation.apply(this, args));
+      },
+    });
+  }
+  return handler;
 }

@@ -3,10 +3,11 @@
  * `check` of the policy language for resources: each expression property that is known at
  * preview is parsed and type checked (sdk/policy), and an error becomes a failure on that
  * property with its line and column, so `pulumi preview` stops before anything ships. Lint
- * warnings never fail `check` (dynamic providers have no channel for warnings; the resource
- * classes log them from the program, see `resources/policy-warnings.ts`).
+ * warnings never fail `check`: the TypeScript resource classes log them from the program
+ * (`resources/policy-warnings.ts`), the provider plugin from its `check`; both word them with
+ * {@link lintWarnings}.
  */
-import { checkPolicyExpression, formatDiagnostic, type ExpressionKind } from "../../policy";
+import { checkPolicy, checkPolicyExpression, formatDiagnostic, type DeclaredExpressions, type ExpressionKind } from "../../policy";
 import type { CheckFailure } from "./check";
 import { containsUnknown } from "./values";
 
@@ -24,4 +25,20 @@ export function expressionFailures(inputs: Record<string, unknown>, properties: 
     }
   }
   return failures;
+}
+
+/** The properties of each resource kind whose expressions are linted, as the classes pass them. */
+export const LINTED_PROPERTIES: Readonly<Record<string, readonly (keyof DeclaredExpressions)[]>> = {
+  Policy: ["effect", "condition", "consensus", "time"],
+  SessionProfile: ["scope"],
+};
+
+/**
+ * The lint warnings of `declared`, one line each, for the resource `label` (e.g.
+ * `Policy "allow-ops"`): the words both front doors show.
+ */
+export function lintWarnings(label: string, declared: DeclaredExpressions): string[] {
+  return checkPolicy(declared)
+    .filter((d) => d.severity === "warning")
+    .map((d) => `${label}: ${d.property} ${formatDiagnostic(d)} [${d.rule}]`);
 }

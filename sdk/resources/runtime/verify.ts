@@ -19,7 +19,16 @@ import type { ApiKeyCurve } from "../../wire/enums";
 import { resolveOrganizationId, sessionFor } from "./client";
 import { ProviderError } from "./errors";
 import { before } from "./shared-reads";
+import { probeAddress, type Unreachable } from "./reachability";
+import { describeOrigin, unknownKeyformVariables, unknownVariableProblem } from "./setting-sources";
 import { MissingSettingError, settingLabel, unknownSettingProblem, type Settings } from "./settings";
+
+/**
+ * How long the settings check waits to learn whether the base URL's address accepts a
+ * connection: a refused port or a host that does not resolve is known within milliseconds, and
+ * the run then fails within seconds rather than after the client's retries (`reachability.ts`).
+ */
+const PROBE_WAIT_MS = 2_000;
 
 /** The curve whose public key of `privateKey` is `publicKey`, or undefined when none is. */
 export function curveOfPair(publicKey: string, privateKey: string): ApiKeyCurve | undefined {
@@ -69,7 +78,7 @@ async function readOrganization(context: ProviderContext, settings: Settings, or
   try {
     session = sessionFor(context, settings, resolveOrganizationId(settings, organizationId, purpose), purpose);
   } catch (error) {
-    if (error instanceof MissingSettingError) throw new ProviderError(error.message);
+    if (error instanceof MissingSettingError) throw new ProviderError(error.message + environmentNote());
     // The stamper refuses a malformed private key, or one that is not the public key's.
     const pair = settings.apiPublicKey && settings.apiPrivateKey ? curveOfPair(settings.apiPublicKey, settings.apiPrivateKey) : undefined;
     throw new ProviderError(
@@ -78,19 +87,40 @@ async function readOrganization(context: ProviderContext, settings: Settings, or
         : `keyform: the API key settings are not usable: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+  const unreachable = await probeAddress(settings.baseUrl, Math.min(PROBE_WAIT_MS, settings.firstByteTimeoutMs));
+  if (unreachable !== undefined) throw unreachableError(context, settings, unreachable);
   try {
     await before.organization(session);
   } catch (error) {
-    throw settingsError(error, settings, session.organizationId);
+    const failed = settingsError(error, settings, session.organizationId, describeOrigin(context.settingOrigin("baseUrl")));
+    throw new ProviderError(failed.message + environmentNote());
   }
 }
 
+/**
+ * The `KEYFORM_*` names of the environment that are no setting, as a sentence to add to a
+ * settings error: a mistyped `KEYFORM_BASE_ULR` leaves the default in effect, and the error is
+ * where that shows. Worded as `keyform doctor` words it.
+ */
+function environmentNote(): string {
+  const unknown = unknownKeyformVariables(process.env);
+  return unknown.length === 0 ? "" : `. Also: ${unknown.map(unknownVariableProblem).join("; ")}`;
+}
+
+/** The error of a base URL whose address refuses connections or does not resolve, naming where the value came from. */
+function unreachableError(context: ProviderContext, settings: Settings, unreachable: Unreachable): ProviderError {
+  return new ProviderError(
+    `keyform: the provider settings do not work: keyform:baseUrl ${settings.baseUrl} cannot be reached: it ${unreachable.reason} (${unreachable.code}); ` +
+      `the value is ${describeOrigin(context.settingOrigin("baseUrl"))}; check ${settingLabel("baseUrl")}${environmentNote()}`,
+  );
+}
+
 /** The error of a failed settings check, naming the setting that is most likely wrong. */
-function settingsError(error: unknown, settings: Settings, organizationId: string): ProviderError {
+function settingsError(error: unknown, settings: Settings, organizationId: string, baseUrlOrigin: string): ProviderError {
   const detail = (error instanceof Error ? error.message : String(error)).split("\n")[0];
   const prefix = "keyform: the provider settings do not work:";
   if (error instanceof ConnectionError) {
-    return new ProviderError(`${prefix} keyform:baseUrl ${settings.baseUrl} cannot be reached (${detail}); check ${settingLabel("baseUrl")}`);
+    return new ProviderError(`${prefix} keyform:baseUrl ${settings.baseUrl} cannot be reached (${detail}); the value is ${baseUrlOrigin}; check ${settingLabel("baseUrl")}`);
   }
   if (error instanceof FirstByteTimeoutError) {
     return new ProviderError(

@@ -1,11 +1,11 @@
 /**
- * @module cli/setting-sources
+ * @module resources/runtime/setting-sources
  * Where each setting in effect comes from (stack config, environment, default), and the
  * `KEYFORM_*` environment names that are no setting: a mistyped `KEYFORM_BASEURL` would
  * otherwise leave the default in effect without a word. Reads the settings table, in the order
  * `resolveSettings` uses (config, then environment, then default).
  */
-import { distance, hasDefault, SETTING_ENV, SETTING_NAMES, type ConfigLookup, type SettingName } from "../resources/runtime/settings";
+import { distance, hasDefault, SETTING_ENV, SETTING_NAMES, type ConfigLookup, type SettingName } from "./settings";
 
 /** Where a setting's value came from. */
 export type SettingOrigin =
@@ -78,4 +78,9 @@ export function unknownKeyformVariables(env: NodeJS.ProcessEnv): UnknownVariable
     .filter((name) => name.startsWith("KEYFORM_") && !known.has(name))
     .sort()
     .map((variable) => ({ variable, meant: suggestVariable(variable) }));
+}
+
+/** What is wrong with a `KEYFORM_*` name that is no setting, as `doctor` and the provider's errors say it. */
+export function unknownVariableProblem({ variable, meant }: UnknownVariable): string {
+  return `${variable} is not a keyform setting${meant !== undefined ? `; did you mean ${meant}?` : ""}`;
 }
