@@ -11,14 +11,14 @@
  *
  * The engine's parallelism is not told to a provider. It is `PULUMI_PARALLEL` when the
  * environment sets it (the provider inherits the CLI's environment), else the engine's default,
- * 4 per CPU (docs/diagnostics-and-settings.md, "The pace of a plain `pulumi up`"). A
+ * 4 per CPU (docs/settings.md, "--parallel"). A
  * `--parallel` flag is invisible here: with a smaller one, the batch falls back to its time
  * bounds; with a larger one, a batch may go before it is full.
  */
 import * as os from "node:os";
 import type { ProviderContext } from "./context";
 
-/** The engine's default operations at once per CPU (`pulumi up --parallel`; docs/diagnostics-and-settings.md). */
+/** The engine's default operations at once per CPU (`pulumi up --parallel`; docs/settings.md, "--parallel"). */
 export const ENGINE_PARALLEL_PER_CPU = 4;
 
 /** The engine's parallelism as this process can know it: `PULUMI_PARALLEL`, else 4 per CPU. */
