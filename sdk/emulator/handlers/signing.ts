@@ -11,7 +11,6 @@
  */
 import { base58 } from "@scure/base";
 import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils";
-import { encryptExportBundle } from "keyform/crypto/bundles";
 import {
   decodeEthereumTransaction,
   ethereumSigningHash,
@@ -26,6 +25,7 @@ import { signingInput, signWithCurve } from "../signing/sign";
 import { requireSigner, signerSecret, type SignerRef } from "../signing/signer";
 import { openSecret } from "../store/secret-box";
 import { walletStoreOf } from "../store/wallets";
+import { exportBundleFor } from "./common";
 import type { EmulatorModule, QueryContext } from "./types";
 
 function signPayloads(ctx: QueryContext, signWith: string, payloads: readonly string[], encoding: PayloadEncoding, hashFunction: HashFunction, field: (i: number) => string) {
@@ -98,18 +98,7 @@ export const signingModule: EmulatorModule = {
       if (p.language !== undefined && p.language !== "MNEMONIC_LANGUAGE_ENGLISH") {
         throw invalidArgument(`language: the emulator keeps English mnemonics only; got ${p.language}`);
       }
-      let exportBundle: string;
-      try {
-        exportBundle = encryptExportBundle({
-          plaintext: utf8ToBytes(openSecret(ctx.signer, wallet.mnemonic_sealed)),
-          targetPublicKeyHex: p.targetPublicKey,
-          organizationId: ctx.organizationId,
-          signerPrivateKeyHex: ctx.signer.privateKey,
-        });
-      } catch (error) {
-        if (error instanceof Error && /stored secret/u.test(error.message)) throw error;
-        throw invalidArgument("targetPublicKey: expected a P-256 public key, hex (compressed or uncompressed)");
-      }
+      const exportBundle = exportBundleFor(ctx, utf8ToBytes(openSecret(ctx.signer, wallet.mnemonic_sealed)), p.targetPublicKey);
       store.markExported(wallet.id, ctx.nowMs);
       return { walletId: wallet.id, exportBundle };
     },

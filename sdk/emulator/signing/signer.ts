@@ -54,19 +54,20 @@ export function ethereumAddressOfSigner(signer: Pick<SignerRef, "curve" | "publi
   return ethereumAddressOf(secp256k1.ProjectivePoint.fromHex(signer.publicKey).toRawBytes(false));
 }
 
+/** A wallet account's private key, derived again from its wallet's mnemonic (account keys are never stored). */
+export function walletAccountSecret(ctx: Pick<QueryContext, "db" | "organizationId" | "signer">, account: WalletAccountRow): Uint8Array {
+  const wallet = walletStoreOf(ctx.db).getWallet(ctx.organizationId, account.wallet_id)!;
+  const derived = deriveAccount({
+    curve: account.curve,
+    pathFormat: account.path_format,
+    path: account.path,
+    addressFormat: account.address_format,
+    seed: walletSeed(ctx, wallet),
+  });
+  return hexToBytes(derived.privateKey);
+}
+
 /** The signer's private key bytes: derived again for a wallet account, opened for a private key. */
 export function signerSecret(ctx: Pick<QueryContext, "db" | "organizationId" | "signer">, signer: SignerRef): Uint8Array {
-  if (signer.account) {
-    const account = signer.account;
-    const wallet = walletStoreOf(ctx.db).getWallet(ctx.organizationId, account.wallet_id)!;
-    const derived = deriveAccount({
-      curve: account.curve,
-      pathFormat: account.path_format,
-      path: account.path,
-      addressFormat: account.address_format,
-      seed: walletSeed(ctx, wallet),
-    });
-    return hexToBytes(derived.privateKey);
-  }
-  return hexToBytes(openSecret(ctx.signer, signer.privateKey!.private_key_sealed));
+  return signer.account ? walletAccountSecret(ctx, signer.account) : hexToBytes(openSecret(ctx.signer, signer.privateKey!.private_key_sealed));
 }

@@ -7,7 +7,7 @@
  * reads (docs `features/policies/language.mdx`).
  */
 import { keccak_256 } from "@noble/hashes/sha3";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
+import { bytesToHex, concatBytes, utf8ToBytes } from "@noble/hashes/utils";
 import { hexPayload, TransactionDecodeError } from "./ethereum";
 import { rlpEncode, rlpUint } from "./rlp";
 
@@ -87,7 +87,7 @@ function encodeValue(types: TypedData["types"], type: string, value: unknown, pa
   if (array) {
     if (!Array.isArray(value)) fail(`${path}: expected a list`);
     const parts = value.map((v, i) => encodeValue(types, array[1]!, v, `${path}[${i}]`));
-    return keccak_256(concat(parts));
+    return keccak_256(concatBytes(...parts));
   }
   if (types[type]) return hashStruct(types, type, value, path);
   if (type === "string") return keccak_256(utf8ToBytes(String(value)));
@@ -109,28 +109,19 @@ function encodeValue(types: TypedData["types"], type: string, value: unknown, pa
   return fail(`${path}: unknown type ${type}`);
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 function hashStruct(types: TypedData["types"], name: string, value: unknown, path: string): Uint8Array {
   if (typeof value !== "object" || value === null) fail(`${path}: expected an object of type ${name}`);
   const record = value as Record<string, unknown>;
   const typeHash = keccak_256(utf8ToBytes(encodeType(types, name)));
-  return keccak_256(concat([typeHash, ...types[name]!.map((f) => encodeValue(types, f.type, record[f.name], `${path}.${f.name}`))]));
+  return keccak_256(concatBytes(typeHash, ...types[name]!.map((f) => encodeValue(types, f.type, record[f.name], `${path}.${f.name}`))));
 }
 
 /** The EIP-712 digest: keccak-256 of `0x19 0x01 ‖ domainSeparator ‖ hashStruct(message)`. */
 export function typedDataHash(data: TypedData): Uint8Array {
   const domain = hashStruct(data.types, "EIP712Domain", data.domain, "domain");
-  if (data.primaryType === "EIP712Domain") return keccak_256(concat([Uint8Array.of(0x19, 0x01), domain]));
-  return keccak_256(concat([Uint8Array.of(0x19, 0x01), domain, hashStruct(data.types, data.primaryType, data.message, "message")]));
+  if (data.primaryType === "EIP712Domain") return keccak_256(concatBytes(Uint8Array.of(0x19, 0x01), domain));
+  return keccak_256(concatBytes(Uint8Array.of(0x19, 0x01), domain, hashStruct(data.types, data.primaryType, data.message, "message")));
 }
 
 /** Hex strings lowercased at every depth (the docs: EIP-712 messages are normalized to lowercase). */
@@ -182,7 +173,7 @@ export function parseAuthorization(text: string): Authorization {
 /** The EIP-7702 digest: keccak-256 of `0x05 ‖ rlp([chain_id, address, nonce])`. */
 export function authorizationHash(auth: Authorization): Uint8Array {
   const body = rlpEncode([rlpUint(auth.chainId), hexPayload(auth.address), rlpUint(auth.nonce)]);
-  return keccak_256(concat([Uint8Array.of(0x05), body]));
+  return keccak_256(concatBytes(Uint8Array.of(0x05), body));
 }
 
 /** The `eth.eip_7702_authorization` keyword. */

@@ -5,6 +5,7 @@
  * non-canonical length or trailing bytes is an error), since the bytes decoded are the bytes
  * signed.
  */
+import { concatBytes } from "@noble/hashes/utils";
 
 /** An RLP item: a byte string or a list of items. */
 export type RlpItem = Uint8Array | RlpItem[];
@@ -18,25 +19,16 @@ function lengthBytes(n: number): Uint8Array {
   return Uint8Array.from(out);
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 function withPrefix(payload: Uint8Array, shortBase: number): Uint8Array {
-  if (payload.length <= 55) return concat([Uint8Array.of(shortBase + payload.length), payload]);
+  if (payload.length <= 55) return concatBytes(Uint8Array.of(shortBase + payload.length), payload);
   const len = lengthBytes(payload.length);
-  return concat([Uint8Array.of(shortBase + 55 + len.length), len, payload]);
+  return concatBytes(Uint8Array.of(shortBase + 55 + len.length), len, payload);
 }
 
 /** Encodes an item. */
 export function rlpEncode(item: RlpItem): Uint8Array {
-  if (Array.isArray(item)) return withPrefix(concat(item.map(rlpEncode)), 0xc0);
+  if (Array.isArray(item)) return withPrefix(concatBytes(...item.map(rlpEncode)), 0xc0);
   if (item.length === 1 && item[0]! < 0x80) return item;
   return withPrefix(item, 0x80);
 }
