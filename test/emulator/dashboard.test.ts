@@ -320,9 +320,13 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
     const unsignedTransaction = serializeTransaction({ type: "eip1559", chainId: 1, to: "0x1111111111111111111111111111111111111111", value: 5n, gas: 21000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n }).slice(2);
     const held = await carol.submitActivity("signTransaction", { signWith: address, unsignedTransaction, type: "TRANSACTION_TYPE_ETHEREUM" }, { allowIncomplete: true });
     expect(held.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    await page.goto(`${t.emulator.url}/`);
+    await page.waitForSelector("body[data-loaded=objects]");
     await open("activity");
     const card = page.locator("[data-testid=activity][data-type=ACTIVITY_TYPE_SIGN_TRANSACTION_V2][data-status=ACTIVITY_STATUS_CONSENSUS_NEEDED]");
     expect(await card.getByTestId("reason").innerText()).toMatch(/signing needs two approvers/);
+    // What is signed, decoded: the approver need not read hex.
+    expect(await card.getByTestId("signing").innerText()).toBe(`Signs: Ethereum TYPE_2 transaction on chain 1: 5 wei to 0x1111111111111111111111111111111111111111 · key ${address} (wallet account)`);
     await shot("signing-held");
     await card.getByTestId("voter").selectOption({ label: "approver-bo" });
     await card.getByTestId("approve").click();
