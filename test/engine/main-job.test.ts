@@ -131,9 +131,11 @@ describe("main job: the example organization on the embedded emulator", () => {
 
       const { policies } = await client.listPolicies();
       const names = policies.map((p) => p.policyName);
-      expect(names).toEqual(expect.arrayContaining(["Treasury signing needs admin approvals", "Nobody exports keys"]));
-      const quorum = policies.find((p) => p.policyName.startsWith("Treasury"))!;
+      expect(names).toEqual(expect.arrayContaining(["Treasury pays its payee", "Treasury signing needs admin approvals", "Nobody exports keys"]));
+      const quorum = policies.find((p) => p.policyName === "Treasury signing needs admin approvals")!;
       expect(quorum.consensus).toContain(tagByName.get("admins"));
+      const payments = policies.find((p) => p.policyName === "Treasury pays its payee")!;
+      expect(payments.consensus).toContain(tagByName.get("treasury"));
 
       const deployerKeys = (await client.getApiKeys({ userId: idOf("ci-deployer") })).apiKeys;
       expect(deployerKeys.map((k) => k.apiKeyName)).toContain("ci-deployer-dev");
