@@ -10,6 +10,15 @@ import * as keyform from "keyform";
 import erc20Abi from "./contracts/erc20.abi.json";
 import payrollIdl from "./contracts/payroll.idl.json";
 import { readOrgSettings } from "./settings";
+import {
+  DENY_EXPORTS,
+  TREASURY_PAYMENTS,
+  TREASURY_QUORUM,
+  treasuryPaymentsPolicy,
+  treasuryQuorumPolicy,
+  type PolicyText,
+  type TreasuryPolicyInputs,
+} from "./signing-policies";
 
 const settings = readOrgSettings();
 const stack = pulumi.getStack();
@@ -33,6 +42,10 @@ function userId(name: string, setting: string): pulumi.Output<string> {
   return user.userId;
 }
 const userIds = (names: string[], setting: string) => names.map((name) => userId(name, setting));
+/** A policy's expressions as outputs: known once the ids they name are (its name and effect are known at once). */
+function expressionsOf(text: pulumi.Output<PolicyText>) {
+  return { effect: "EFFECT_ALLOW" as const, condition: text.condition, consensus: text.consensus };
+}
 
 // The root quorum: the user keyform runs as and the first admin, either one enough. The user
 // behind keyform's API key stays a member: on the hosted service a user outside the root quorum
@@ -59,18 +72,40 @@ const engineering = new keyform.UserTag("engineering", {
 // stays known while a tag is updated in place, so a membership change previews as exactly that
 // instead of as a replacement of everything that mentions the tag.
 
-// Treasury activities need a quorum of admins; exporting keys is denied to everyone.
+// The treasury wallet with an Ethereum and a Solana account. Key material is retained on
+// destroy unless the stack says the organization is throwaway.
+const treasuryWallet = new keyform.Wallet("treasury-wallet", {
+  walletName: `treasury-${stack}`,
+  accounts: [
+    { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM", name: `treasury-${stack}-eth` },
+    { curve: "CURVE_ED25519", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/501'/0'/0'", addressFormat: "ADDRESS_FORMAT_SOLANA", name: `treasury-${stack}-sol` },
+  ],
+  deleteWithoutExport: settings.treasuryWalletDisposable,
+});
+
+// Treasury payments: the treasury team pays its payee up to the limit; above it a quorum of
+// admins approves; nothing else is signed with the treasury wallet. Exporting keys is denied to
+// everyone.
+const treasuryInputs: pulumi.Output<TreasuryPolicyInputs> = pulumi.all([admins.id, treasury.id, treasuryWallet.id]).apply(([adminsTagId, treasuryTagId, walletId]) => ({
+  adminsTagId,
+  treasuryTagId,
+  walletId,
+  payee: settings.treasuryPayee,
+  limitWei: settings.treasuryLimitWei,
+  approvals: settings.treasuryApprovals,
+}));
+const treasuryPayments = new keyform.Policy("treasury-payments", {
+  policyName: TREASURY_PAYMENTS,
+  ...expressionsOf(treasuryInputs.apply(treasuryPaymentsPolicy)),
+  notes: `Managed by keyform (${stack}): the treasury pays ${settings.treasuryPayee} up to ${settings.treasuryLimitWei} wei alone.`,
+});
 const treasuryQuorum = new keyform.Policy("treasury-quorum", {
-  policyName: "Treasury signing needs admin approvals",
-  effect: "EFFECT_ALLOW",
-  consensus: pulumi.interpolate`approvers.filter(user, user.tags.contains('${admins.id}')).count() >= ${settings.treasuryApprovals}`,
-  condition: pulumi.interpolate`activity.action == 'SIGN' && activity.resource == 'WALLET'`,
+  policyName: TREASURY_QUORUM,
+  ...expressionsOf(treasuryInputs.apply(treasuryQuorumPolicy)),
   notes: `Managed by keyform (${stack}): treasury signing requires ${settings.treasuryApprovals} admin approval(s).`,
 });
 const denyExports = new keyform.Policy("deny-exports", {
-  policyName: "Nobody exports keys",
-  effect: "EFFECT_DENY",
-  condition: "activity.action == 'EXPORT'",
+  ...DENY_EXPORTS,
   notes: `Managed by keyform (${stack}): exports go through a break-glass procedure, not the API.`,
 });
 
@@ -101,17 +136,6 @@ const activityWebhook = new keyform.WebhookEndpoint("activity-webhook", {
   name: `activity-updates-${stack}`,
   url: settings.webhookUrl,
   subscriptions: [{ eventType: "ACTIVITY_UPDATES" }],
-});
-
-// The treasury wallet with an Ethereum and a Solana account. Key material is retained on
-// destroy unless the stack says the organization is throwaway.
-const treasuryWallet = new keyform.Wallet("treasury-wallet", {
-  walletName: `treasury-${stack}`,
-  accounts: [
-    { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM", name: `treasury-${stack}-eth` },
-    { curve: "CURVE_ED25519", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/501'/0'/0'", addressFormat: "ADDRESS_FORMAT_SOLANA", name: `treasury-${stack}-sol` },
-  ],
-  deleteWithoutExport: settings.treasuryWalletDisposable,
 });
 
 // New engineers get an invitation that puts them in the engineering tag when accepted.
@@ -161,7 +185,7 @@ export const ciDeployerAllowlist = ciKeyAllowlist.rules;
 export const activityWebhookId = activityWebhook.endpointId;
 export const treasuryAddresses = treasuryWallet.addresses;
 export const userTagIds = { admins: admins.userTagId, treasury: treasury.userTagId, engineering: engineering.userTagId };
-export const policyIds = { treasuryQuorum: treasuryQuorum.policyId, denyExports: denyExports.policyId };
+export const policyIds = { treasuryPayments: treasuryPayments.policyId, treasuryQuorum: treasuryQuorum.policyId, denyExports: denyExports.policyId };
 export const ciDeployerApiKeyId = deployerKey.apiKeyId;
 export const ciDeployerPublicKey = deployerKey.publicKey;
 /** Secret: hand it to the CI system's secret store (`pulumi stack output --show-secrets`). */

@@ -22,6 +22,15 @@ export const OrgSettings = z.object({
   people: z.array(z.object({ name: UserName, email: z.string().email().optional() })).optional(),
   /** How many admins must approve a treasury activity. */
   treasuryApprovals: z.coerce.number().int().min(1),
+  /**
+   * The one address the treasury pays (lowercase hex: the policy engine compares addresses in
+   * lowercase), and the amount in wei above which a payment waits for admin approvals.
+   */
+  treasuryPayee: z
+    .string()
+    .regex(/^0x[0-9a-f]{40}$/, "must be a lowercase 0x-prefixed 20-byte address")
+    .default("0x4675c7e5baafbffbca748158becba61ef3b0a263"),
+  treasuryLimitWei: z.string().regex(/^\d+$/, "must be a whole number of wei").default("1000000000000000000"),
   /** The user that sends invitations (usually an admin). */
   inviter: UserName,
   /** Engineers invited to the organization; they join the engineering tag on acceptance. */
@@ -79,6 +88,8 @@ export function parseOrgSettings(get: (key: string) => string | undefined, stack
     teams: json("teams"),
     people: json("people"),
     treasuryApprovals: json("treasuryApprovals"),
+    treasuryPayee: get("treasuryPayee"),
+    treasuryLimitWei: get("treasuryLimitWei"),
     inviter: get("inviter"),
     newEngineers: json("newEngineers") ?? [],
     ciBots: json("ciBots"),

@@ -17,6 +17,7 @@ import { policyEvaluationsModule } from "./handlers/policy-evaluations";
 import { privateKeyTagsModule } from "./handlers/private-key-tags";
 import { privateKeysModule } from "./handlers/private-keys";
 import { sessionProfilesModule } from "./handlers/session-profiles";
+import { signingModule } from "./handlers/signing";
 import { smartContractsModule } from "./handlers/smart-contracts";
 import type { EmulatorModule } from "./handlers/types";
 import { userTagsModule } from "./handlers/user-tags";
@@ -46,6 +47,7 @@ export function defaultModules(extra: readonly EmulatorModule[] = []): EmulatorM
     webhooksModule,
     sessionProfilesModule,
     ipAllowlistsModule,
+    signingModule,
     authModule,
     ...extra,
   );

@@ -22,11 +22,13 @@ import { activityFacts, activityKind } from "keyform/policy/activity";
 import { keywordsFor } from "keyform/policy/catalog";
 import { decide, type Decision, type PolicyRecord } from "keyform/policy/engine";
 import type { EvaluationInput } from "keyform/policy/evaluate";
+import { payloadKeywords } from "keyform/policy/transactions/index";
 import { rootQuorumOf } from "./consensus";
 import { EmulatorError, GrpcCode } from "./errors";
 import type { Caller } from "./handlers/types";
 import type { Db, PolicyRow, Store } from "./store";
 import { policyEvaluationStoreOf } from "./store/policy-evaluations";
+import { ethereumAddressOfSigner, findSigner } from "./signing/signer";
 import { privateKeyStoreOf } from "./store/private-keys";
 import { walletStoreOf } from "./store/wallets";
 
@@ -168,8 +170,10 @@ export function evaluationInput(ctx: GateContext, type: string, parameters: unkn
     );
   }
   const params = (typeof parameters === "object" && parameters !== null ? parameters : {}) as Record<string, unknown>;
+  const signer = typeof params.signWith === "string" ? findSigner(ctx, params.signWith) : undefined;
+  const chain = payloadKeywords(type, parameters, signer ? ethereumAddressOfSigner(signer) : "");
   return {
-    keywords: { activity: activityFacts(type, parameters), approvers, credentials, ...keywordsFor(type, signingTarget(ctx, params)) },
+    keywords: { activity: activityFacts(type, parameters), approvers, credentials, ...keywordsFor(type, { ...signingTarget(ctx, params), ...chain }) },
     nowMs: ctx.nowMs,
   };
 }

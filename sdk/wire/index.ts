@@ -25,3 +25,4 @@ export * from "./operations/webhooks";
 export * from "./operations/session-profiles";
 export * from "./operations/auth";
 export * from "./operations/ip-allowlists";
+export * from "./operations/signing";

@@ -16,6 +16,7 @@ import { organizationOperations } from "./operations/organization";
 import { policyOperations } from "./operations/policies";
 import { privateKeyTagOperations } from "./operations/private-key-tags";
 import { privateKeyOperations } from "./operations/private-keys";
+import { signingOperations } from "./operations/signing";
 import { sessionProfileOperations } from "./operations/session-profiles";
 import { smartContractInterfaceOperations } from "./operations/smart-contract-interfaces";
 import { userTagOperations } from "./operations/user-tags";
@@ -41,6 +42,7 @@ export const operations = {
   ...sessionProfileOperations,
   ...authOperations,
   ...ipAllowlistOperations,
+  ...signingOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -10,6 +10,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { recoverTransactionAddress, serializeTransaction } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
@@ -318,5 +319,27 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
     const rootRow = matrix.locator("[data-testid=access-row][data-user=root]");
     expect(await rootRow.innerText()).toContain("quorum member");
     await shot("access");
+  });
+  it("shows a held signing request, why it waits, and approves it in the page: the transaction is signed", async () => {
+    const { walletId } = (await root.listWallets()).wallets.find((w) => w.walletName === "treasury")!;
+    const address = (await root.listWalletAccounts({ walletId })).accounts[0]!.address;
+    const unsignedTransaction = serializeTransaction({ type: "eip1559", chainId: 1, to: "0x1111111111111111111111111111111111111111", value: 5n, gas: 21000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n }).slice(2);
+    const held = await carol.submitActivity("signTransaction", { signWith: address, unsignedTransaction, type: "TRANSACTION_TYPE_ETHEREUM" }, { allowIncomplete: true });
+    expect(held.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    await page.goto(`${t.emulator.url}/`);
+    await page.waitForSelector("body[data-loaded=objects]");
+    await open("activity");
+    const card = page.locator("[data-testid=activity][data-type=ACTIVITY_TYPE_SIGN_TRANSACTION_V2][data-status=ACTIVITY_STATUS_CONSENSUS_NEEDED]");
+    expect(await card.getByTestId("reason").innerText()).toMatch(/signing needs two approvers/);
+    // What is signed, decoded: the approver need not read hex.
+    expect(await card.getByTestId("signing").innerText()).toBe(`Signs: Ethereum TYPE_2 transaction on chain 1: 5 wei to 0x1111111111111111111111111111111111111111 · key ${address} (wallet account)`);
+    await shot("signing-held");
+    await card.getByTestId("voter").selectOption({ label: "approver-bo" });
+    await card.getByTestId("approve").click();
+    await page.locator("[data-testid=activity][data-type=ACTIVITY_TYPE_SIGN_TRANSACTION_V2][data-status=ACTIVITY_STATUS_COMPLETED]").waitFor();
+    const done = (await root.getActivity({ activityId: held.id })).activity;
+    expect(done.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    const signed = `0x${(done.result as { signTransactionResult: { signedTransaction: string } }).signTransactionResult.signedTransaction}` as `0x02${string}`;
+    expect(await recoverTransactionAddress({ serializedTransaction: signed })).toBe(address);
   });
 });

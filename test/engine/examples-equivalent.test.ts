@@ -55,6 +55,8 @@ async function organization(client: KeyformClient, stackName: string): Promise<u
     for (const k of u.apiKeys) symbols.set(k.credential.publicKey, `key:${u.userName}/${k.apiKeyName}`);
   }
   for (const t of userTags) symbols.set(t.tagId, `tag:${t.tagName}`);
+  // The treasury policies name the treasury wallet by id.
+  for (const w of wallets) symbols.set(w.walletId, `wallet:${w.walletName.split(stackName).join("<stack>")}`);
   const allowlists = await Promise.all(
     users.flatMap((u) => u.apiKeys).map(async (k) => (await client.getIpAllowlist({ publicKey: k.credential.publicKey }).catch(() => undefined))?.allowlist),
   );

@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStamper, KeyformClient, startEmulator, type Bootstrap } from "keyform";
 import { cleanCopy } from "../support/repo-copy";
+import { checkTreasurySigning } from "../support/treasury-signing";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const DRIFT_EXIT_CODE = 3;
@@ -130,9 +131,11 @@ describe("main job: the example organization on the embedded emulator", () => {
 
       const { policies } = await client.listPolicies();
       const names = policies.map((p) => p.policyName);
-      expect(names).toEqual(expect.arrayContaining(["Treasury signing needs admin approvals", "Nobody exports keys"]));
-      const quorum = policies.find((p) => p.policyName.startsWith("Treasury"))!;
+      expect(names).toEqual(expect.arrayContaining(["Treasury pays its payee", "Treasury signing needs admin approvals", "Nobody exports keys"]));
+      const quorum = policies.find((p) => p.policyName === "Treasury signing needs admin approvals")!;
       expect(quorum.consensus).toContain(tagByName.get("admins"));
+      const payments = policies.find((p) => p.policyName === "Treasury pays its payee")!;
+      expect(payments.consensus).toContain(tagByName.get("treasury"));
 
       const deployerKeys = (await client.getApiKeys({ userId: idOf("ci-deployer") })).apiKeys;
       expect(deployerKeys.map((k) => k.apiKeyName)).toContain("ci-deployer-dev");
@@ -173,6 +176,25 @@ describe("main job: the example organization on the embedded emulator", () => {
     expect(second.status, second.stderr).toBe(0);
     const changes = changesOf(second.stdout);
     expect(Object.keys(changes).filter((kind) => kind !== "same")).toEqual([]);
+  });
+
+  it("the treasury's signing policy: a non-root member signs to the payee, is refused elsewhere, and a large payment is approved in the dashboard", { timeout: MAIN_JOB_TIMEOUT }, async () => {
+    await withEmulator(async (client, keyformEnv) => {
+      const { users } = await client.listUsers();
+      const idOf = (name: string) => users.find((u) => u.userName === name)!.userId;
+      const { wallets } = await client.listWallets();
+      const { accounts } = await client.listWalletAccounts({ walletId: wallets[0]!.walletId });
+      await checkTreasurySigning({
+        baseUrl: keyformEnv.KEYFORM_BASE_URL!,
+        organizationId: keyformEnv.KEYFORM_ORGANIZATION_ID!,
+        root: client,
+        treasuryMemberId: idOf("bob"),
+        adminId: idOf("alice"),
+        treasuryEthAddress: accounts.find((a) => a.addressFormat === "ADDRESS_FORMAT_ETHEREUM")!.address,
+        // The dev stack keeps the example's default payee.
+        payee: "0x4675c7e5baafbffbca748158becba61ef3b0a263",
+      });
+    });
   });
 
   it("GitOps runner: preview lists exactly the changed resources and fields", { timeout: MAIN_JOB_TIMEOUT }, async () => {
@@ -235,7 +257,7 @@ describe("main job: the example organization on the embedded emulator", () => {
       expect(result.stdout).not.toContain("keyform emulator listening");
       expect(existsSync(path.join(work, "must-not-exist"))).toBe(false);
       // The runner's up before already put the hand-made rename back: nothing to change.
-      expect(changesOf(result.stdout)).toEqual({ same: 23 });
+      expect(changesOf(result.stdout)).toEqual({ same: 24 });
       const names = (await client.listUserTags()).userTags.map((t) => t.tagName).sort();
       expect(names).toEqual(["admins", "engineering", "treasury"]);
     });

@@ -194,6 +194,10 @@ const examples: Record<keyof typeof operations, Record<string, unknown>> = {
   createPrivateKeys: {
     privateKeys: [{ privateKeyName: "hot-key", curve: "CURVE_SECP256K1", privateKeyTags: [], addressFormats: ["ADDRESS_FORMAT_ETHEREUM"] }],
   },
+  signRawPayload: { signWith: ETH_ADDRESS, payload: "0x" + "ab".repeat(32), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_NO_OP" },
+  signRawPayloads: { signWith: ETH_ADDRESS, payloads: ["68656c6c6f"], encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_KECCAK256" },
+  signTransaction: { signWith: ETH_ADDRESS, unsignedTransaction: "02e50180843b9aca00850df847580082520894" + "8ba1f109551bd432803012645ac136ddd64dba72" + "0180c0", type: "TRANSACTION_TYPE_ETHEREUM" },
+  exportWallet: { walletId: "c1f0e2d3-4b5a-6978-8a9b-0c1d2e3f4a5b", targetPublicKey: "04" + "cd".repeat(64), language: "MNEMONIC_LANGUAGE_ENGLISH" },
   exportPrivateKey: { privateKeyId: "a7c9e1b3-d5f7-4a9c-8e1b-3d5f7a9c1e3b", targetPublicKey: "04" + "cd".repeat(64) },
   getPrivateKey: { organizationId: ORG, privateKeyId: "a7c9e1b3-d5f7-4a9c-8e1b-3d5f7a9c1e3b" },
   listPrivateKeys: { organizationId: ORG },
@@ -258,6 +262,9 @@ describe("wire registry", () => {
       ["createUsers", "ACTIVITY_TYPE_CREATE_USERS_V4", "createUsersIntentV4", "createUsersResult"],
       ["updatePolicy", "ACTIVITY_TYPE_UPDATE_POLICY_V2", "updatePolicyIntentV2", "updatePolicyResultV2"],
       ["createPrivateKeys", "ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2", "createPrivateKeysIntentV2", "createPrivateKeysResultV2"],
+      // The signing activities keep the version in the intent key only (@turnkey/http's types).
+      ["signRawPayload", "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", "signRawPayloadIntentV2", "signRawPayloadResult"],
+      ["signTransaction", "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", "signTransactionIntentV2", "signTransactionResult"],
     ] as const;
     for (const [key, type, intentKey, resultKey] of quirks) {
       expect(operations[key]).toMatchObject({ kind: "activity", type, intentKey, resultKey });

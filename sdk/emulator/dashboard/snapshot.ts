@@ -14,6 +14,7 @@ import { gateApproval } from "../policy-gate";
 import type { PolicyDenial } from "../dispatch";
 import type { ActivityRow, Store } from "../store";
 import { policyEvaluationStoreOf } from "../store/policy-evaluations";
+import { signingSummary } from "./signing";
 import { privateKeyStoreOf } from "../store/private-keys";
 import { walletStoreOf } from "../store/wallets";
 
@@ -125,6 +126,7 @@ export function feedOf(store: Store, organizationId: string, denials: readonly P
         updatedMs: row.updated_ms,
         submittedBy: submitterOf(store, row, userName),
         intent: view.intent,
+        signing: signingSummary(store.db, organizationId, row.type, Object.values(view.intent)[0] as Record<string, unknown> | undefined),
         result: view.result,
         failure: view.failure,
         votes: store.consensus.votes(row.id).map((v) => ({ userId: v.user_id, userName: userName(v.user_id), selection: v.selection, atMs: v.created_ms })),

@@ -4,6 +4,7 @@
  * the field and the id).
  */
 import { randomUUID } from "node:crypto";
+import { encryptExportBundle } from "keyform/crypto/bundles";
 import { invalidArgument, notFound } from "../errors";
 import type { TagRow, UserRow } from "../store";
 import type { QueryContext } from "./types";
@@ -54,5 +55,18 @@ export function requireName(name: string, field: string): void {
   }
   if ([...name].length > MAX_NAME_LENGTH) {
     throw invalidArgument(`${field}: must be at most ${MAX_NAME_LENGTH} characters, got ${[...name].length}`);
+  }
+}
+
+/**
+ * `plaintext` (a key or a mnemonic) in an HPKE export bundle to `targetPublicKey`, signed by the
+ * emulator's signing key, as export_wallet, export_wallet_account and export_private_key return it.
+ * @throws 400 naming `targetPublicKey` when it is not a P-256 public key
+ */
+export function exportBundleFor(ctx: QueryContext, plaintext: Uint8Array, targetPublicKey: string): string {
+  try {
+    return encryptExportBundle({ plaintext, targetPublicKeyHex: targetPublicKey, organizationId: ctx.organizationId, signerPrivateKeyHex: ctx.signer.privateKey });
+  } catch {
+    throw invalidArgument("targetPublicKey: expected a P-256 public key, hex (compressed or uncompressed)");
   }
 }

@@ -13,7 +13,6 @@ import { ed25519 } from "@noble/curves/ed25519";
 import { p256 } from "@noble/curves/nist";
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils";
-import { encryptExportBundle } from "keyform/crypto/bundles";
 import type { AddressFormat, Curve } from "keyform/wire/enums";
 import type { PrivateKey } from "keyform/wire/operations/private-keys";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "../errors";
@@ -21,7 +20,7 @@ import { timestampOf } from "../store";
 import { PRIVATE_KEY_MIGRATIONS, privateKeyStoreOf, type PrivateKeyRow } from "../store/private-keys";
 import { openSecret, sealSecret } from "../store/secret-box";
 import { encodeAddress, WalletDerivationError } from "../wallets";
-import { requireDistinct } from "./common";
+import { exportBundleFor, requireDistinct } from "./common";
 import type { EmulatorModule, QueryContext } from "./types";
 
 /** A new key pair of `curve`: private scalar/seed and public key (compressed SEC1 or 32-byte ed25519). */
@@ -132,18 +131,8 @@ export const privateKeysModule: EmulatorModule = {
 
     exportPrivateKey(ctx, p) {
       const row = requireKey(ctx, p.privateKeyId, "privateKeyId");
-      let exportBundle: string;
-      try {
-        exportBundle = encryptExportBundle({
-          plaintext: hexToBytes(openSecret(ctx.signer, row.private_key_sealed)),
-          targetPublicKeyHex: p.targetPublicKey,
-          organizationId: ctx.organizationId,
-          signerPrivateKeyHex: ctx.signer.privateKey,
-        });
-      } catch (error) {
-        if (error instanceof Error && /stored secret/u.test(error.message)) throw error;
-        throw invalidArgument("targetPublicKey: expected a P-256 public key, hex (compressed or uncompressed)");
-      }
+      // The stored secret is opened first: a failure to open it is not the caller's key's fault.
+      const exportBundle = exportBundleFor(ctx, hexToBytes(openSecret(ctx.signer, row.private_key_sealed)), p.targetPublicKey);
       privateKeyStoreOf(ctx.db).markExported(row.id, ctx.nowMs);
       return { privateKeyId: row.id, exportBundle };
     },

@@ -8,11 +8,9 @@
  * `sdk/emulator/wallets`); an export re-derives the private key and seals it in an HPKE
  * export bundle signed by the emulator's signing key.
  */
-import { hexToBytes } from "@noble/hashes/utils";
-import { encryptExportBundle } from "keyform/crypto/bundles";
 import type { Wallet, WalletAccount } from "keyform/wire/operations/wallets";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "../errors";
-import { requireDistinct } from "./common";
+import { exportBundleFor, requireDistinct } from "./common";
 import { timestampOf } from "../store";
 import {
   addWalletAccounts,
@@ -24,7 +22,8 @@ import {
   type WalletAccountRow,
   type WalletRow,
 } from "../store/wallets";
-import { caip2PrefixFor, deriveAccount } from "../wallets";
+import { walletAccountSecret } from "../signing/signer";
+import { caip2PrefixFor } from "../wallets";
 import type { EmulatorModule, QueryContext } from "./types";
 
 const DEFAULT_PAGE_SIZE = 10;
@@ -174,26 +173,8 @@ export const walletsModule: EmulatorModule = {
       const store = walletStoreOf(ctx.db);
       const account = findWalletAccountByAddress(ctx, p.address);
       if (!account) throw notFound(`address: no wallet account with address ${p.address} in organization ${ctx.organizationId}`);
-      const wallet = store.getWallet(ctx.organizationId, account.wallet_id) as WalletRow;
-      const derived = deriveAccount({
-        curve: account.curve,
-        pathFormat: account.path_format,
-        path: account.path,
-        addressFormat: account.address_format,
-        seed: walletSeed(ctx, wallet),
-      });
-      let exportBundle: string;
-      try {
-        exportBundle = encryptExportBundle({
-          plaintext: hexToBytes(derived.privateKey),
-          targetPublicKeyHex: p.targetPublicKey,
-          organizationId: ctx.organizationId,
-          signerPrivateKeyHex: ctx.signer.privateKey,
-        });
-      } catch {
-        throw invalidArgument("targetPublicKey: expected a P-256 public key, hex (compressed or uncompressed)");
-      }
-      store.markExported(wallet.id, ctx.nowMs);
+      const exportBundle = exportBundleFor(ctx, walletAccountSecret(ctx, account), p.targetPublicKey);
+      store.markExported(account.wallet_id, ctx.nowMs);
       return { address: account.address, exportBundle };
     },
   }),

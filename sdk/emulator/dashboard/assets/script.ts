@@ -244,6 +244,7 @@ function renderActivity(feed) {
         a.submittedBy ? h("span", { "class": "muted", text: "by " + a.submittedBy.name }) : null,
         a.id ? h("span", { "class": "muted mono", text: a.id }) : null,
       ]),
+      a.signing ? h("div", { "class": "muted mono", "data-testid": "signing", text: "Signs: " + a.signing }) : null,
       reason,
       a.notEvaluated ? h("div", { "class": "muted", text: a.notEvaluated === "vote" ? "A vote: policies do not decide votes." : "Ran as the root quorum: policies were not evaluated." }) : null,
       rounds.length ? h("div", null, rounds) : null,

@@ -1,0 +1,181 @@
+/**
+ * A differential test of the signing policies: seeded random transactions, submitted by users
+ * of the example organization's teams under the example's own treasury policies
+ * (examples/org/signing-policies.ts), are decided by the emulator (which decodes the unsigned
+ * transaction itself) and by the compiled `keyform policy simulate` against the same
+ * organization, fed keywords the test writes from what it generated. Every decision and every
+ * policy's outcome must agree.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serializeTransaction, type Hex, type TransactionSerializable } from "viem";
+import { DENY_EXPORTS, treasuryPaymentsPolicy, treasuryQuorumPolicy } from "../../examples/org/signing-policies";
+import { KeyformClient } from "../../sdk/client/client";
+import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
+import { keyform, writeFixture } from "../cli/run-cli";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { seededRandom } from "../support/seeded-random";
+
+const SEED = 39;
+const TRANSACTIONS = 36;
+const PAYEE = "0x4675c7e5baafbffbca748158becba61ef3b0a263";
+const LIMIT = 10n ** 18n;
+
+let t: TestEmulator;
+let dir: string;
+const people = ["alice", "bob", "carol"] as const;
+type Person = (typeof people)[number];
+const clients = {} as Record<Person, KeyformClient>;
+const userIds = {} as Record<Person, string>;
+const wallets: { id: string; name: string; address: string }[] = [];
+
+beforeAll(async () => {
+  t = await startTestEmulator();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-signing-diff-"));
+  const keys = Object.fromEntries(people.map((p) => [p, generateApiKeyPair()])) as Record<Person, ReturnType<typeof generateApiKeyPair>>;
+  const { userIds: ids } = await t.client.createUsers({
+    users: people.map((p) => ({ userName: p, apiKeys: [{ apiKeyName: `${p}-key`, publicKey: keys[p].publicKey, curveType: "API_KEY_CURVE_P256" as const }], authenticators: [], oauthProviders: [], userTags: [] })),
+  });
+  people.forEach((p, i) => (userIds[p] = ids[i]!));
+  for (const p of people) {
+    clients[p] = new KeyformClient({
+      baseUrl: t.emulator.url,
+      organizationId: t.emulator.bootstrap.organizationId,
+      stamper: new ApiKeyStamper({ apiPublicKey: keys[p].publicKey, apiPrivateKey: keys[p].privateKey }),
+      retry: { maxRetries: 0 },
+      poll: { intervalMs: 50 },
+    });
+  }
+  const admins = (await t.client.createUserTag({ userTagName: "admins", userIds: [userIds.alice] })).userTagId;
+  const treasury = (await t.client.createUserTag({ userTagName: "treasury", userIds: [userIds.bob] })).userTagId;
+  for (const name of ["treasury-dev", "operations"]) {
+    const { walletId, addresses } = await t.client.createWallet({
+      walletName: name,
+      accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }],
+    });
+    wallets.push({ id: walletId, name, address: addresses[0]! });
+  }
+  const inputs = { adminsTagId: admins, treasuryTagId: treasury, walletId: wallets[0]!.id, payee: PAYEE, limitWei: LIMIT.toString(), approvals: 1 };
+  for (const policy of [treasuryPaymentsPolicy(inputs), treasuryQuorumPolicy(inputs), DENY_EXPORTS]) {
+    await t.client.createPolicy({ ...policy, notes: "" });
+  }
+});
+afterAll(async () => {
+  await t?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+interface Generated {
+  submitter: Person;
+  wallet: (typeof wallets)[number];
+  type: string;
+  parameters: Record<string, unknown>;
+  /** The `eth` keyword as the test knows it from what it generated (absent for raw payloads). */
+  eth?: Record<string, unknown>;
+}
+
+function generate(random: () => number, n: number): Generated {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const submitter = pick(people);
+  // Biased towards the treasury wallet, the payee and the limit's edges, where the policies decide.
+  const wallet = pick([wallets[0]!, wallets[0]!, wallets[0]!, wallets[1]!]);
+  if (n % 6 === 5) {
+    return { submitter, wallet, type: "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", parameters: { signWith: wallet.address, payload: "0x" + "11".repeat(32), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_NO_OP" } };
+  }
+  const to = pick([PAYEE, PAYEE, "0x2222222222222222222222222222222222222222", `0x${Array.from({ length: 20 }, () => Math.floor(random() * 256).toString(16).padStart(2, "0")).join("")}`]);
+  const value = pick([0n, LIMIT - 1n, LIMIT, LIMIT, LIMIT + 1n, LIMIT + 1n, LIMIT * 50n, BigInt(Math.floor(random() * 1e9)) * 10n ** 9n]);
+  const kind = pick(["legacy", "eip2930", "eip1559"] as const);
+  const chainId = pick([1, 10, 8453, 11155111]);
+  const nonce = Math.floor(random() * 1000);
+  const gas = 21000n + BigInt(Math.floor(random() * 100000));
+  const fee = BigInt(1 + Math.floor(random() * 1e11));
+  const tip = BigInt(Math.floor(random() * 1e9));
+  const data: Hex = random() < 0.3 ? "0xa9059cbb" : "0x";
+  const tx: TransactionSerializable =
+    kind === "eip1559"
+      ? { type: kind, chainId, nonce, to: to as Hex, value, gas, maxFeePerGas: fee, maxPriorityFeePerGas: tip, data }
+      : { type: kind, chainId, nonce, to: to as Hex, value, gas, gasPrice: fee, data, ...(kind === "eip2930" ? { accessList: [] } : {}) };
+  const eth = {
+    tx: {
+      from: wallet.address.toLowerCase(),
+      to,
+      data: data === "0x" ? "0x" : data,
+      value: value.toString(),
+      gas: gas.toString(),
+      gas_price: fee.toString(),
+      chain_id: chainId,
+      nonce,
+      ...(kind === "eip1559" ? { max_fee_per_gas: fee.toString(), max_priority_fee_per_gas: tip.toString() } : {}),
+      type: { legacy: "LEGACY", eip2930: "TYPE_1", eip1559: "TYPE_2" }[kind],
+    },
+  };
+  return {
+    submitter,
+    wallet,
+    type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
+    parameters: { signWith: wallet.address, unsignedTransaction: serializeTransaction(tx).slice(2), type: "TRANSACTION_TYPE_ETHEREUM" },
+    eth,
+  };
+}
+
+/** The emulator's decision: the outcome and each policy's outcome. */
+async function emulatorDecision(g: Generated): Promise<{ outcome: string; policies: Record<string, string> }> {
+  const operation = g.type === "ACTIVITY_TYPE_SIGN_TRANSACTION_V2" ? "signTransaction" : "signRawPayload";
+  try {
+    const activity = await clients[g.submitter].submitActivity(operation, g.parameters as never, { allowIncomplete: true });
+    const outcome = { ACTIVITY_STATUS_COMPLETED: "OUTCOME_ALLOW", ACTIVITY_STATUS_CONSENSUS_NEEDED: "OUTCOME_REQUIRES_CONSENSUS" }[activity.status as string] ?? activity.status;
+    const [evaluation] = (await t.client.getPolicyEvaluations({ activityId: activity.id })).policyEvaluations;
+    return { outcome, policies: Object.fromEntries(evaluation!.policyEvaluations.map((e) => [e.policyId, e.outcome])) };
+  } catch (error) {
+    const e = error as { status?: number; details?: { message: string; policyEvaluations: { policyId: string; outcome: string }[] }[] };
+    if (e.status !== 403) throw error;
+    const detail = e.details![0]!;
+    const outcome = detail.message.includes("outcome: Deny") ? "OUTCOME_DENY_EXPLICIT" : "OUTCOME_DENY_IMPLICIT";
+    return { outcome, policies: Object.fromEntries(detail.policyEvaluations.map((p) => [p.policyId, p.outcome])) };
+  }
+}
+
+/** `keyform policy simulate --data <emulator> --activity <file> --json`, on keywords the test wrote. */
+async function simulated(g: Generated, n: number): Promise<{ outcome: string; policies: Record<string, string> }> {
+  const activity = {
+    type: g.type,
+    parameters: g.parameters,
+    approvers: [{ id: userIds[g.submitter] }],
+    credentials: [{ type: "CREDENTIAL_TYPE_API_KEY_P256", user_id: userIds[g.submitter] }],
+    keywords: {
+      wallet: { id: g.wallet.id, imported: false, exported: false, label: g.wallet.name },
+      wallet_account: { address: g.wallet.address },
+      ...(g.eth ? { eth: g.eth } : {}),
+    },
+  };
+  const file = writeFixture(dir, `activity-${n}.json`, activity);
+  const { code, stdout, stderr } = await keyform("policy", "simulate", "--data", t.dataDir, "--activity", file, "--json");
+  expect(code, stderr).toBe(0);
+  const simulation = JSON.parse(stdout) as { outcome: string; evaluations: { policyId: string; outcome: string }[] };
+  return { outcome: simulation.outcome, policies: Object.fromEntries(simulation.evaluations.map((e) => [e.policyId, e.outcome])) };
+}
+
+describe("signing decisions: emulator = keyform policy simulate", () => {
+  it(`agree on ${TRANSACTIONS} seeded random transactions (seed ${SEED})`, { timeout: 600_000 }, async () => {
+    const random = seededRandom(SEED);
+    const seen = new Set<string>();
+    const edges = new Set<string>();
+    for (let n = 0; n < TRANSACTIONS; n++) {
+      const g = generate(random, n);
+      const fromEmulator = await emulatorDecision(g);
+      const fromSimulate = await simulated(g, n);
+      expect(fromEmulator, `transaction ${n}: ${JSON.stringify({ ...g, eth: g.eth })}`).toEqual(fromSimulate);
+      seen.add(fromEmulator.outcome);
+      const tx = g.eth?.tx as { to: string; value: string } | undefined;
+      if (tx && g.wallet === wallets[0] && tx.to === PAYEE && [LIMIT, LIMIT + 1n].includes(BigInt(tx.value))) edges.add(`${g.submitter}@${tx.value}`);
+    }
+    // Not vacuous: the sample reaches every kind of decision the policies make.
+    expect([...seen].sort()).toEqual(["OUTCOME_ALLOW", "OUTCOME_DENY_IMPLICIT", "OUTCOME_REQUIRES_CONSENSUS"]);
+    // And the limit's edges, at the payee, from the treasury wallet, for more than one submitter.
+    expect([...edges].map((e) => e.split("@")[1]).sort()).toEqual(expect.arrayContaining([LIMIT.toString(), (LIMIT + 1n).toString()]));
+    expect(new Set([...edges].map((e) => e.split("@")[0])).size).toBeGreaterThan(1);
+  });
+});
