@@ -55,6 +55,10 @@ beforeAll(() => {
   fs.mkdirSync(path.join(project, "node_modules", "@pulumi"), { recursive: true });
   fs.symlinkSync(repoRoot, path.join(project, "node_modules", "keyform"), "dir");
   fs.symlinkSync(path.join(repoRoot, "node_modules", "@pulumi", "pulumi"), path.join(project, "node_modules", "@pulumi", "pulumi"), "dir");
+  // The signing guide shows the service's own signer packages against the emulator.
+  for (const dependency of ["@turnkey", "viem"]) {
+    fs.symlinkSync(path.join(repoRoot, "node_modules", dependency), path.join(project, "node_modules", dependency), "dir");
+  }
   fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "readme-examples", private: true, type: "module" }));
   fs.writeFileSync(
     path.join(project, "tsconfig.json"),
