@@ -66,16 +66,16 @@ function readBlocked(org: OrganizationAfterPlan, address: string | undefined): s
   const inForce = allowlistInForce(org);
   if (inForce === undefined) return undefined;
   const which = inForce.which === "key" ? "the IP allowlist of the API key keyform signs with" : "the organization-level IP allowlist";
-  const by = inForce.list.declaredBy === undefined ? "" : ` (${inForce.list.declaredBy})`;
+  const by = inForce.list.declaredBy === undefined ? "" : ` (the list is declared by ${inForce.list.declaredBy})`;
   const switched =
     inForce.which === "key" && org.organizationList?.declaredBy !== undefined
       ? `; it is in force because ${org.organizationList.declaredBy}, the enabled organization-level list, switches per-key lists on`
       : "";
   if (address === undefined) {
-    return `${which}${by} cannot be proved to let keyform in: the service did not say which address it sees this client from (no x-rate-limit-request-remote-addr)${switched}`;
+    return `${which} cannot be proved to let keyform in: the service did not say which address it sees this client from (no x-rate-limit-request-remote-addr)${by}${switched}`;
   }
   if (allowedBy(inForce.list.rules, address)) return undefined;
-  return `${which}${by} leaves out ${address}, the address the service sees keyform's requests from: every request, a query like get_organization included, would be refused with 403 code 7${switched}`;
+  return `${which} leaves out ${address}, the address the service sees keyform's requests from: every request, a query like get_organization included, would be refused with 403 code 7${by}${switched}`;
 }
 
 const describeRequest = (req: DeployerRequest, org: OrganizationAfterPlan) =>
@@ -113,11 +113,13 @@ export function blockedAfterPlan(org: OrganizationAfterPlan, publicKey: string, 
       blocked.push({ goal: "destroy what this stack manages", activity: "get_organization", object: label(object), witness: `once the deletes before it are done, ${stepRead}` });
       break;
     }
-    for (const req of deleteRequests(object, org.deployer.userId)) {
+    const refused = deleteRequests(object, org.deployer.userId).flatMap((req) => {
       const answer = decideRequest(state, publicKey, credentialType, req);
-      if (!answer.allowed) blocked.push({ goal: "destroy what this stack manages", activity: req.type, object: label(object), witness: `${describeRequest(req, state)}: ${answer.outcome}` });
-    }
-    state = withoutObject(state, object);
+      return answer.allowed ? [] : [{ goal: "destroy what this stack manages" as const, activity: req.type, object: label(object), witness: `${describeRequest(req, state)}: ${answer.outcome}` }];
+    });
+    blocked.push(...refused);
+    // A refused delete leaves its object (and what it grants) in place for the deletes after it.
+    if (refused.length === 0) state = withoutObject(state, object);
   }
   return blocked;
 }
@@ -159,19 +161,28 @@ export async function deployerAccessFailures(session: Session, planned: PlannedS
   const plan = plannedSoFar(session);
   plan.set(planned.urn, planned);
   if (![...plan.values()].some((p) => p.changed && ACCESS_KINDS.has(p.kind))) return [];
-  const user = await deployingUser(session);
-  if (user === undefined) {
-    if (!(ACCESS_KINDS.has(planned.kind) && planned.changed)) return [];
-    return [{ property: planned.property, reason: `not proved that the deploying API key keeps its access after this plan: the user it belongs to is not visible to it; ${OPT_OUT}` }];
-  }
-  const org = await organizationAfterPlan(session, user, [...plan.values()]);
-  if (org === undefined) return [];
   const decidesAccess = ACCESS_KINDS.has(planned.kind) && planned.changed;
   const only = decidesAccess ? undefined : `${planned.kind} ${JSON.stringify(planned.name)}`;
-  const blocked = blockedAfterPlan(org, session.credentialPublicKey, await credentialTypeOf(session), await callerAddress(session), only);
+  const blocked = await blockedForPlan(session, [...plan.values()], only);
+  if (blocked === "user not visible") {
+    if (!decidesAccess) return [];
+    return [{ property: planned.property, reason: `not proved that the deploying API key keeps its access after this plan: the user it belongs to is not visible to it; ${OPT_OUT}` }];
+  }
   // The read concerns the whole plan: the resource that decides access reports it.
   const reported = decidesAccess ? blocked : blocked.filter((b) => b.goal !== "read");
   return reported.map((b) => ({ property: planned.property, reason: blockedReason(b, session.organizationId) }));
+}
+
+/**
+ * What the deploying credential of `session` could not do once `planned` is applied (`[]`: it
+ * keeps its access); `[]` too while an input that decides access is unknown (decided at `up`).
+ */
+export async function blockedForPlan(session: Session, planned: readonly PlannedObject[], only?: string): Promise<Blocked[] | "user not visible"> {
+  const user = await deployingUser(session);
+  if (user === undefined) return "user not visible";
+  const org = await organizationAfterPlan(session, user, planned);
+  if (org === undefined) return [];
+  return blockedAfterPlan(org, session.credentialPublicKey, await credentialTypeOf(session), await callerAddress(session), only);
 }
 
 /** The credential type of the deploying API key, as policies see it (`credentials.type`). */

@@ -27,7 +27,7 @@ const request = (kind: string, parameters: Record<string, unknown>, ownCredentia
 });
 const withId = (field: string, id: string | undefined) => (id === undefined ? {} : { [field]: id });
 
-/** What applying the plan again submits for `object` (nothing for the root quorum, which no policy governs). */
+/** What applying the plan again submits for `object`. */
 export function applyRequests(object: ManagedObject, deployerUserId: string): DeployerRequest[] {
   const { kind, inputs, id } = object;
   if (kind === "Policy") return [request("UPDATE_POLICY", { ...withId("policyId", id), policyName: inputs.policyName })];
@@ -37,12 +37,14 @@ export function applyRequests(object: ManagedObject, deployerUserId: string): De
     return [request("SET_IP_ALLOWLIST", { ...(publicKey === undefined ? { enabled: enabled ?? true } : { publicKey }), rules, onEvaluationError: onEvaluationError ?? "DENY" })];
   }
   if (kind === "ApiKey") return [request("CREATE_API_KEYS", { userId: inputs.userId }, inputs.userId === deployerUserId)];
+  // Only the root quorum may run it: a deployer outside a threshold-1 quorum cannot put it back.
+  if (kind === "RootQuorum") return [request("UPDATE_ROOT_QUORUM", { threshold: inputs.threshold, userIds: inputs.userIds })];
   const kinds = ACTIVITY_KINDS[kind];
   const step = kinds?.update ?? kinds?.create ?? [];
   return step.map((k) => request(k, {}));
 }
 
-/** What destroying `object` submits (nothing for the root quorum). */
+/** What destroying `object` submits (nothing for the root quorum: the service has no delete, the stack only forgets it). */
 export function deleteRequests(object: ManagedObject, deployerUserId: string): DeployerRequest[] {
   const { kind, inputs, id } = object;
   if (kind === "Policy") return [request("DELETE_POLICY", withId("policyId", id)), request("DELETE_POLICIES", { policyIds: id === undefined ? [] : [id] })];
