@@ -22,6 +22,7 @@
 import { simulate } from "../../policy/simulate";
 import type { CheckFailure } from "./check";
 import type { Session } from "./client";
+import type { ProviderContext } from "./context";
 import { allowedBy, callerAddress, deployingUser, OPT_OUT } from "./lockout";
 import { applyRequests, deleteRequests, type DeployerRequest } from "./deployer-requests";
 import { allowlistInForce, organizationAfterPlan, withoutObject, type ManagedObject, type OrganizationAfterPlan, type PlannedObject } from "./org-after-plan";
@@ -143,12 +144,24 @@ export interface PlannedStepOf extends PlannedObject {
   readonly property: string;
 }
 
-/** The plan so far, per organization, in the order the engine checked it (`ProviderContext.census`). */
-function plannedSoFar(session: Session): Map<string, PlannedStepOf> {
-  const all = session.context.census.plannedObjects;
-  let inner = all.get(session.organizationId) as Map<string, PlannedStepOf> | undefined;
-  if (inner === undefined) all.set(session.organizationId, (inner = new Map()));
+/** The plan so far of one organization, by URN in the order the engine asked to check it; `undefined` holds a place whose check has not got that far. */
+function plannedSoFar(context: ProviderContext, organizationId: string): Map<string, PlannedStepOf | undefined> {
+  const all = context.census.plannedObjects;
+  let inner = all.get(organizationId) as Map<string, PlannedStepOf | undefined> | undefined;
+  if (inner === undefined) all.set(organizationId, (inner = new Map()));
   return inner;
+}
+
+const known = (plan: Map<string, PlannedStepOf | undefined>): PlannedStepOf[] => [...plan.values()].filter((p): p is PlannedStepOf => p !== undefined);
+
+/**
+ * Holds the place of a resource in the plan as soon as the engine asks to check it, before the
+ * check awaits anything: checks run concurrently and finish in any order, and the destroy the
+ * proof plays goes in the reverse of the program's order, not of the order checks finish in.
+ */
+export function reservePlanPlace(context: ProviderContext, organizationId: string, urn: string): void {
+  const plan = plannedSoFar(context, organizationId);
+  if (!plan.has(urn)) plan.set(urn, undefined);
 }
 
 /**
@@ -158,12 +171,12 @@ function plannedSoFar(session: Session): Map<string, PlannedStepOf> {
  */
 export async function deployerAccessFailures(session: Session, planned: PlannedStepOf, settings: Settings): Promise<CheckFailure[]> {
   if (settings.allowLockout) return [];
-  const plan = plannedSoFar(session);
+  const plan = plannedSoFar(session.context, session.organizationId);
   plan.set(planned.urn, planned);
-  if (![...plan.values()].some((p) => p.changed && ACCESS_KINDS.has(p.kind))) return [];
+  if (!known(plan).some((p) => p.changed && ACCESS_KINDS.has(p.kind))) return [];
   const decidesAccess = ACCESS_KINDS.has(planned.kind) && planned.changed;
   const only = decidesAccess ? undefined : `${planned.kind} ${JSON.stringify(planned.name)}`;
-  const blocked = await blockedForPlan(session, [...plan.values()], only);
+  const blocked = await blockedForPlan(session, known(plan), only);
   if (blocked === "user not visible") {
     if (!decidesAccess) return [];
     return [{ property: planned.property, reason: `not proved that the deploying API key keeps its access after this plan: the user it belongs to is not visible to it; ${OPT_OUT}` }];
@@ -204,11 +217,11 @@ async function credentialTypeOf(session: Session): Promise<string> {
  */
 export async function refuseAccessLosingDelete(session: Session, kind: string, id: string, props: Record<string, unknown>, settings: Settings): Promise<void> {
   if (settings.allowLockout || !ACCESS_KINDS.has(kind)) return;
-  const plan = session.context.census.plannedObjects.get(session.organizationId) as Map<string, PlannedStepOf> | undefined;
-  if (plan === undefined || plan.size === 0) return;
+  const plan = known(plannedSoFar(session.context, session.organizationId));
+  if (plan.length === 0) return;
   const user = await deployingUser(session);
   if (user === undefined) return;
-  const org = await organizationAfterPlan(session, user, [...plan.values()]);
+  const org = await organizationAfterPlan(session, user, plan);
   if (org === undefined) return;
   const without = withoutObject(org, { kind, name: id, inputs: props, olds: {}, id });
   const blocked = blockedAfterPlan(without, session.credentialPublicKey, await credentialTypeOf(session), await callerAddress(session));
