@@ -12,7 +12,7 @@
  * 3. the root user applies the plan (it is never shut out: the organization-level lists always
  *    let 127.0.0.1 in, and the root key has no list of its own);
  * 4. the deployer tries its next activities: a read, each object's update (apply the plan
- *    again), then each delete in the reverse of the program's order (a destroy).
+ *    again), then each delete in the order the proof plays a destroy in (`destroyOrder`).
  *
  * Every try must come out as the proof said, in both directions (no refusal it missed, no
  * refusal that did not happen), and both outcomes must occur across the run. Every generated
@@ -24,7 +24,7 @@ import { ConsensusNeededError, PermissionDeniedError } from "../../sdk/client/er
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { sessionFor } from "../../sdk/resources/runtime/client";
 import { ProviderContext } from "../../sdk/resources/runtime/context";
-import { blockedForPlan, type Blocked } from "../../sdk/resources/runtime/deployer-access";
+import { blockedForPlan, destroyOrder, type Blocked } from "../../sdk/resources/runtime/deployer-access";
 import type { PlannedObject } from "../../sdk/resources/runtime/org-after-plan";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { seededRandom } from "../support/seeded-random";
@@ -234,7 +234,7 @@ describe("the lockout proof against the emulator, on generated plans", () => {
       };
       check("read", readBlocked, await outcome(() => d.client.getOrganization({})));
       for (const o of planned) check(`apply ${o.kind} ${o.name}`, refusedByProof("apply this plan again", o), await outcome(() => applyAgain(d, o, made)));
-      for (const o of [...planned].reverse()) check(`destroy ${o.kind} ${o.name}`, refusedByProof("destroy what this stack manages", o), await outcome(() => destroyOne(d, o, made)));
+      for (const o of destroyOrder(planned)) check(`destroy ${o.kind} ${o.name}`, refusedByProof("destroy what this stack manages", o), await outcome(() => destroyOne(d, o, made)));
 
       // The root user puts the organization back for the next plan (the lists first: they concern every key).
       await emu.client.removeIpAllowlist({}).catch(() => undefined);

@@ -7,10 +7,9 @@
  *    lets that address in;
  * 2. apply this plan again: each request keyform submits to put an object of the plan back
  *    (`deployer-requests.ts`) is allowed to the deploying user alone;
- * 3. destroy everything the stack manages: each delete, in the reverse of the program's order
- *    (as a destroy goes), is allowed in the organization the earlier deletes leave (deleting an
- *    organization-level allowlist switches per-key lists off; deleting a policy or a tag takes
- *    what it granted with it).
+ * 3. destroy everything the stack manages: each delete, in {@link destroyOrder}, is allowed in
+ *    the organization the earlier deletes leave (deleting an organization-level allowlist
+ *    switches per-key lists off; deleting a policy or a tag takes what it granted with it).
  *
  * Each request is decided by the evaluator the emulator enforces (`simulate` of `sdk/policy`),
  * with the deploying user's tags after the plan as approver and its API key as credential; a
@@ -85,7 +84,7 @@ const describeRequest = (req: DeployerRequest, org: OrganizationAfterPlan) =>
 /**
  * Everything the deploying credential could not do once `org` is in place, from `address`:
  * the read first (when it fails, nothing else is asked), then each request to apply the plan
- * again, then the destroy in the reverse of the program's order. With `only` (`Policy "x"`), the
+ * again, then the destroy in {@link destroyOrder}. With `only` (`Policy "x"`), the
  * requests of that object alone are decided (the destroy still steps through the others).
  */
 export function blockedAfterPlan(org: OrganizationAfterPlan, publicKey: string, credentialType: string, address: string | undefined, only?: string): Blocked[] {
@@ -104,7 +103,7 @@ export function blockedAfterPlan(org: OrganizationAfterPlan, publicKey: string, 
     }
   }
   let state = org;
-  for (const object of [...org.managed].reverse()) {
+  for (const object of destroyOrder(org.managed)) {
     if (own(object) || !asked(object)) {
       state = withoutObject(state, object);
       continue;
@@ -123,6 +122,24 @@ export function blockedAfterPlan(org: OrganizationAfterPlan, publicKey: string, 
     if (refused.length === 0) state = withoutObject(state, object);
   }
   return blocked;
+}
+
+/** Where a delete goes in {@link destroyOrder}: first what only ever opens access, last what grants it. */
+function destroyRank(o: ManagedObject): number {
+  if (o.kind === "IpAllowlist") return 0;
+  if (o.kind === "Policy") return o.inputs.effect === "EFFECT_DENY" ? 2 : 4;
+  if (o.kind === "UserTag") return 3;
+  return 1;
+}
+
+/**
+ * The order the proof plays a destroy in, and the one a stack should give its resources
+ * (`dependsOn`) when its own policies are what let the deployer delete the rest: IP allowlists
+ * (removing one never shuts a key out), the other objects, DENY policies, user tags, and ALLOW
+ * policies last (an ALLOW may grant its own delete). Within each group, by resource name.
+ */
+export function destroyOrder(managed: readonly ManagedObject[]): ManagedObject[] {
+  return [...managed].sort((a, b) => destroyRank(a) - destroyRank(b) || a.name.localeCompare(b.name));
 }
 
 /** One sentence for a failure: the goal, the blocking activity and its witness. */
@@ -144,24 +161,12 @@ export interface PlannedStepOf extends PlannedObject {
   readonly property: string;
 }
 
-/** The plan so far of one organization, by URN in the order the engine asked to check it; `undefined` holds a place whose check has not got that far. */
-function plannedSoFar(context: ProviderContext, organizationId: string): Map<string, PlannedStepOf | undefined> {
+/** The plan so far of one organization, by URN (`ProviderContext.census`). */
+function plannedSoFar(context: ProviderContext, organizationId: string): Map<string, PlannedStepOf> {
   const all = context.census.plannedObjects;
-  let inner = all.get(organizationId) as Map<string, PlannedStepOf | undefined> | undefined;
+  let inner = all.get(organizationId) as Map<string, PlannedStepOf> | undefined;
   if (inner === undefined) all.set(organizationId, (inner = new Map()));
   return inner;
-}
-
-const known = (plan: Map<string, PlannedStepOf | undefined>): PlannedStepOf[] => [...plan.values()].filter((p): p is PlannedStepOf => p !== undefined);
-
-/**
- * Holds the place of a resource in the plan as soon as the engine asks to check it, before the
- * check awaits anything: checks run concurrently and finish in any order, and the destroy the
- * proof plays goes in the reverse of the program's order, not of the order checks finish in.
- */
-export function reservePlanPlace(context: ProviderContext, organizationId: string, urn: string): void {
-  const plan = plannedSoFar(context, organizationId);
-  if (!plan.has(urn)) plan.set(urn, undefined);
 }
 
 /**
@@ -173,10 +178,10 @@ export async function deployerAccessFailures(session: Session, planned: PlannedS
   if (settings.allowLockout) return [];
   const plan = plannedSoFar(session.context, session.organizationId);
   plan.set(planned.urn, planned);
-  if (!known(plan).some((p) => p.changed && ACCESS_KINDS.has(p.kind))) return [];
+  if (![...plan.values()].some((p) => p.changed && ACCESS_KINDS.has(p.kind))) return [];
   const decidesAccess = ACCESS_KINDS.has(planned.kind) && planned.changed;
   const only = decidesAccess ? undefined : `${planned.kind} ${JSON.stringify(planned.name)}`;
-  const blocked = await blockedForPlan(session, known(plan), only);
+  const blocked = await blockedForPlan(session, [...plan.values()], only);
   if (blocked === "user not visible") {
     if (!decidesAccess) return [];
     return [{ property: planned.property, reason: `not proved that the deploying API key keeps its access after this plan: the user it belongs to is not visible to it; ${OPT_OUT}` }];
@@ -217,7 +222,7 @@ async function credentialTypeOf(session: Session): Promise<string> {
  */
 export async function refuseAccessLosingDelete(session: Session, kind: string, id: string, props: Record<string, unknown>, settings: Settings): Promise<void> {
   if (settings.allowLockout || !ACCESS_KINDS.has(kind)) return;
-  const plan = known(plannedSoFar(session.context, session.organizationId));
+  const plan = [...plannedSoFar(session.context, session.organizationId).values()];
   if (plan.length === 0) return;
   const user = await deployingUser(session);
   if (user === undefined) return;

@@ -33,7 +33,7 @@ import { duplicateFailures, limitFailures, nameOfUrn, urnOf } from "./plan-censu
 import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
 import { neededKinds, stepOf } from "./needed-activities";
 import { policyLockoutFailures } from "./policy-lockout";
-import { deployerAccessFailures, refuseAccessLosingDelete, reservePlanPlace } from "./deployer-access";
+import { deployerAccessFailures, refuseAccessLosingDelete } from "./deployer-access";
 import { entryForCreate, inputsKeyOf, mayStillApply, refusedUnrun, notOwnedMessage, readEntry, removeEntry, renewEntry, stampedSession } from "./ownership";
 import { replayBatchItem, settleBatchItem } from "./batch-journal";
 import { directContext, ProviderContext, useDirectly } from "./context";
@@ -518,18 +518,6 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     return { created, replay };
   }
 
-  /** Holds the resource's place in the plan (`deployer-access.ts`) before the check awaits anything; settings that do not resolve are reported by the check itself. */
-  function holdPlanPlace(context: ProviderContext, inputs: Record<string, unknown>, urn: string | undefined): void {
-    if (context.engineRun === undefined || urn === undefined) return;
-    let organizationId: unknown;
-    try {
-      organizationId = inputs.organizationId ?? context.settings().organizationId;
-    } catch {
-      return;
-    }
-    if (typeof organizationId === "string" && !isUnknown(organizationId)) reservePlanPlace(context, organizationId, urn);
-  }
-
   /** The census of the whole plan for one checked resource (only with a URN to tell resources apart). */
   async function planFailures(context: ProviderContext, olds: Record<string, unknown>, inputs: Record<string, unknown>, urn: string | undefined): Promise<CheckFailure[]> {
     const settings = context.settings();
@@ -574,7 +562,6 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       const configured = contextOf(this);
       const inputs = spec.normalize(news);
       const base = news as Record<string, unknown>;
-      holdPlanPlace(configured, inputs as unknown as Record<string, unknown>, urnOf(base, context?.urn));
       const failures = dedupe([
         ...rule(base, "organizationId", (v) => v === undefined || (typeof v === "string" && v.length > 0), "must be a non-empty string"),
         ...rule(base, "importId", (v) => v === undefined || (typeof v === "string" && v.length > 0), "must be a non-empty string"),
