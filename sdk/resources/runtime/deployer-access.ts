@@ -16,15 +16,17 @@
  * user who alone is the root quorum (threshold 1) bypasses policies, a member of a larger quorum
  * runs only what a policy allows. A refused request is the witness: its type, parameters and
  * the evaluator's outcome. The deploying key and user themselves are left out of the destroy:
- * keyform refuses to delete them (`lockout.ts`).
+ * keyform refuses to delete them (`lockout.ts`). Only what the plan takes away is refused: a
+ * request the organization refuses today already (every write of a root quorum above threshold
+ * 1, say) is the same before and after, and not the plan's doing.
  */
 import { simulate } from "../../policy/simulate";
 import type { CheckFailure } from "./check";
 import type { Session } from "./client";
 import type { ProviderContext } from "./context";
-import { allowedBy, callerAddress, deployingUser, OPT_OUT } from "./lockout";
+import { allowedBy, callerAddress, deployingUser, OPT_OUT, sameKey } from "./lockout";
 import { applyRequests, deleteRequests, type DeployerRequest } from "./deployer-requests";
-import { allowlistInForce, organizationAfterPlan, withoutObject, type ManagedObject, type OrganizationAfterPlan, type PlannedObject } from "./org-after-plan";
+import { allowlistInForce, organizationAfterPlan, organizationToday, withoutObject, type ManagedObject, type OrganizationAfterPlan, type PlannedObject } from "./org-after-plan";
 import { ProviderError } from "./errors";
 import type { Settings } from "./settings";
 import { before } from "./shared-reads";
@@ -93,7 +95,7 @@ export function blockedAfterPlan(org: OrganizationAfterPlan, publicKey: string, 
   const blocked: Blocked[] = [];
   const label = (o: ManagedObject) => `${o.kind} ${JSON.stringify(o.name)}`;
   const own = (o: ManagedObject) =>
-    (o.kind === "ApiKey" && typeof o.inputs.publicKey === "string" && o.inputs.publicKey.toLowerCase() === publicKey.toLowerCase()) ||
+    (o.kind === "ApiKey" && sameKey(o.inputs.publicKey, publicKey)) ||
     (o.kind === "User" && o.id === org.deployer.userId);
   const asked = (o: ManagedObject) => only === undefined || label(o) === only;
   for (const object of org.managed.filter(asked)) {
@@ -181,11 +183,12 @@ export async function deployerAccessFailures(session: Session, planned: PlannedS
   if (![...plan.values()].some((p) => p.changed && ACCESS_KINDS.has(p.kind))) return [];
   const decidesAccess = ACCESS_KINDS.has(planned.kind) && planned.changed;
   const only = decidesAccess ? undefined : `${planned.kind} ${JSON.stringify(planned.name)}`;
-  const blocked = await blockedForPlan(session, [...plan.values()], only);
-  if (blocked === "user not visible") {
+  const around = await blockedAround(session, [...plan.values()], only);
+  if (around === "user not visible") {
     if (!decidesAccess) return [];
     return [{ property: planned.property, reason: `not proved that the deploying API key keeps its access after this plan: the user it belongs to is not visible to it; ${OPT_OUT}` }];
   }
+  const blocked = takenAway(around);
   // The read concerns the whole plan: the resource that decides access reports it.
   const reported = decidesAccess ? blocked : blocked.filter((b) => b.goal !== "read");
   return reported.map((b) => ({ property: planned.property, reason: blockedReason(b, session.organizationId) }));
@@ -196,18 +199,34 @@ export async function deployerAccessFailures(session: Session, planned: PlannedS
  * keeps its access); `[]` too while an input that decides access is unknown (decided at `up`).
  */
 export async function blockedForPlan(session: Session, planned: readonly PlannedObject[], only?: string): Promise<Blocked[] | "user not visible"> {
+  const found = await blockedAround(session, planned, only);
+  return found === "user not visible" ? found : found.after;
+}
+
+/** What is blocked after the plan, and what of that was blocked before it already (the same requests in today's organization). */
+async function blockedAround(session: Session, planned: readonly PlannedObject[], only?: string): Promise<{ after: Blocked[]; today: Blocked[] } | "user not visible"> {
   const user = await deployingUser(session);
   if (user === undefined) return "user not visible";
   const org = await organizationAfterPlan(session, user, planned);
-  if (org === undefined) return [];
-  return blockedAfterPlan(org, session.credentialPublicKey, await credentialTypeOf(session), await callerAddress(session), only);
+  if (org === undefined) return { after: [], today: [] };
+  const credentialType = await credentialTypeOf(session);
+  const address = await callerAddress(session);
+  const after = blockedAfterPlan(org, session.credentialPublicKey, credentialType, address, only);
+  if (after.length === 0) return { after, today: [] };
+  const today = blockedAfterPlan(await organizationToday(session, user, org.managed), session.credentialPublicKey, credentialType, address, only);
+  return { after, today };
 }
+
+const sameBlock = (a: Blocked, b: Blocked) => a.goal === b.goal && a.object === b.object && a.activity === b.activity;
+
+/** What the plan takes away: blocked after it, not blocked before it. */
+const takenAway = (around: { after: Blocked[]; today: Blocked[] }) => around.after.filter((b) => !around.today.some((t) => sameBlock(t, b)));
 
 /** The credential type of the deploying API key, as policies see it (`credentials.type`). */
 async function credentialTypeOf(session: Session): Promise<string> {
   const users = await before.users(session);
   for (const u of users) {
-    const key = u.apiKeys.find((k) => k.credential.publicKey.toLowerCase() === session.credentialPublicKey.toLowerCase());
+    const key = u.apiKeys.find((k) => sameKey(k.credential.publicKey, session.credentialPublicKey));
     if (key !== undefined) return key.credential.type;
   }
   return "CREDENTIAL_TYPE_API_KEY_P256";
@@ -229,7 +248,12 @@ export async function refuseAccessLosingDelete(session: Session, kind: string, i
   const org = await organizationAfterPlan(session, user, plan);
   if (org === undefined) return;
   const without = withoutObject(org, { kind, name: id, inputs: props, olds: {}, id });
-  const blocked = blockedAfterPlan(without, session.credentialPublicKey, await credentialTypeOf(session), await callerAddress(session));
+  const credentialType = await credentialTypeOf(session);
+  const address = await callerAddress(session);
+  const after = blockedAfterPlan(without, session.credentialPublicKey, credentialType, address);
+  if (after.length === 0) return;
+  // What the organization with the object already refused is not this delete's doing.
+  const blocked = takenAway({ after, today: blockedAfterPlan(org, session.credentialPublicKey, credentialType, address) });
   if (blocked.length === 0) return;
   throw new ProviderError(`${kind} ${id}: this plan deletes it (it is no longer in the program), and ${blocked.map((b) => blockedReason(b, session.organizationId)).join("; ")}`);
 }

@@ -30,7 +30,8 @@ import { containsUnknown } from "./values";
 
 export const OPT_OUT = "set keyform:allowLockout (KEYFORM_ALLOW_LOCKOUT) to true for a deliberate hand-over";
 
-const sameKey = (a: unknown, b: unknown): boolean => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
+/** Whether two public keys (hex, any case) are the same key. */
+export const sameKey = (a: unknown, b: unknown): boolean => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
 
 /** The address the service sees this client from: from the last answer, else one `whoami`. */
 export async function callerAddress(session: Session): Promise<string | undefined> {

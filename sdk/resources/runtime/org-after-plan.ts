@@ -14,7 +14,7 @@
  */
 import type { PolicyRecord } from "../../policy/engine";
 import type { Session } from "./client";
-import type { DeployingUser } from "./lockout";
+import { sameKey, type DeployingUser } from "./lockout";
 import { unlessNotFound } from "./lookups";
 import { before } from "./shared-reads";
 import { containsUnknown } from "./values";
@@ -98,7 +98,6 @@ export function allowlistsToday(session: Session): Promise<AllowlistsToday> {
   return reading;
 }
 
-const sameKey = (a: unknown, b: unknown): boolean => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 const label = (o: PlannedObject) => `${o.kind} ${JSON.stringify(o.name)}`;
 
@@ -123,21 +122,11 @@ const DECIDING_INPUTS: Readonly<Record<string, readonly string[]>> = {
  */
 export async function organizationAfterPlan(session: Session, deployer: DeployingUser, planned: readonly PlannedObject[]): Promise<OrganizationAfterPlan | undefined> {
   if (planned.some((o) => (DECIDING_INPUTS[o.kind] ?? []).some((f) => containsUnknown(o.inputs[f])))) return undefined;
-  const [policiesToday, tagsToday, { organizationData }, lists] = await Promise.all([before.policies(session), before.userTags(session), before.organization(session), allowlistsToday(session)]);
-
-  let policies: PolicyAfter[] = policiesToday.map((p) => ({
-    policyId: p.policyId,
-    policyName: p.policyName,
-    effect: p.effect,
-    condition: p.condition || null,
-    consensus: p.consensus || null,
-    time: (p as { time?: string }).time || null,
-  }));
+  const today = await organizationToday(session, deployer, []);
+  const tagsToday = await before.userTags(session);
+  let policies: PolicyAfter[] = [...today.policies];
   const tags = new Set(deployer.userTags);
-  const quorumToday = organizationData.rootQuorum as { userIds?: string[]; threshold?: number } | undefined;
-  let rootQuorum = { userIds: quorumToday?.userIds ?? [], threshold: quorumToday?.threshold ?? 1 };
-  let organizationList = lists.organization;
-  let keyList = lists.key;
+  let { rootQuorum, organizationList, keyList } = today;
   const managed: ManagedObject[] = [];
 
   for (const o of planned) {
@@ -181,6 +170,31 @@ export async function organizationAfterPlan(session: Session, deployer: Deployin
   return { policies, deployerKey: session.credentialPublicKey, deployer: { ...deployer, userTags: [...tags] }, organizationList, keyList, rootQuorum, managed };
 }
 
+/**
+ * The organization as it is before the plan, with `managed` as the objects asked about: what the
+ * deploying credential could not do already is not the plan's doing.
+ */
+export async function organizationToday(session: Session, deployer: DeployingUser, managed: readonly ManagedObject[]): Promise<OrganizationAfterPlan> {
+  const [policies, { organizationData }, lists] = await Promise.all([before.policies(session), before.organization(session), allowlistsToday(session)]);
+  const quorum = organizationData.rootQuorum as { userIds?: string[]; threshold?: number } | undefined;
+  return {
+    policies: policies.map((p) => ({
+      policyId: p.policyId,
+      policyName: p.policyName,
+      effect: p.effect,
+      condition: p.condition || null,
+      consensus: p.consensus || null,
+      time: (p as { time?: string }).time || null,
+    })),
+    deployerKey: session.credentialPublicKey,
+    deployer,
+    organizationList: lists.organization,
+    keyList: lists.key,
+    rootQuorum: { userIds: quorum?.userIds ?? [], threshold: quorum?.threshold ?? 1 },
+    managed,
+  };
+}
+
 /** The organization once `object` is deleted (a step of a destroy, or a delete the plan makes). */
 export function withoutObject(org: OrganizationAfterPlan, object: ManagedObject): OrganizationAfterPlan {
   const managed = org.managed.filter((m) => m !== object);
@@ -194,7 +208,7 @@ export function withoutObject(org: OrganizationAfterPlan, object: ManagedObject)
   if (object.kind === "IpAllowlist") {
     const publicKey = object.inputs.publicKey;
     if (publicKey === undefined) return { ...org, managed, organizationList: undefined };
-    if (org.keyList !== undefined && typeof publicKey === "string" && publicKey.toLowerCase() === org.deployerKey.toLowerCase()) return { ...org, managed, keyList: undefined };
+    if (org.keyList !== undefined && sameKey(publicKey, org.deployerKey)) return { ...org, managed, keyList: undefined };
   }
   return { ...org, managed };
 }
