@@ -1,6 +1,7 @@
 /**
- * Lockout-freedom over the organization after the plan, on the real engine (TypeScript path,
- * dynamic providers) against the emulator, each plan run as its deployer would: a user outside
+ * Lockout-freedom over the organization after the plan, on the real engine against the emulator
+ * ((a) and (b) on the TypeScript path, dynamic providers; (c) and (d) on it and on the YAML path,
+ * the provider plugin), each plan run as its deployer would: a user outside
  * the root quorum, with its own API key, whom an ALLOW made by the root user lets do anything.
  * Each deployer is its own user, so the plans do not touch each other.
  *
@@ -22,7 +23,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
-import { typescriptStack, type Declared } from "../support/declared-stacks";
+import { typescriptStack, yamlStack, type Declared, type MakeDeclaredStack } from "../support/declared-stacks";
 import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import type { OrganizationAccess } from "../support/organization-snapshot";
@@ -122,22 +123,27 @@ describe("lockout-freedom over the organization after the plan (TypeScript)", ()
       await handle.cleanup();
     }
   });
+});
 
+describe.each<{ door: string; make: MakeDeclaredStack }>([
+  { door: "TypeScript", make: typescriptStack },
+  { door: "YAML", make: yamlStack },
+])("lockout-freedom over the organization after the plan ($door)", ({ door, make }) => {
   it("(c) a DENY on POLICY/DELETE for the deployer fails the preview naming DELETE_POLICY", { timeout: TIMEOUT }, async () => {
-    const d = await newDeployer("deployer-c");
-    await emu.client.createPolicy({ policyName: "deployer-c does anything", effect: "EFFECT_ALLOW", consensus: byUser(d.userId), notes: "" });
-    const policyName = "deployer-c deletes no policy";
+    const d = await newDeployer(`deployer-c-${door}`);
+    await emu.client.createPolicy({ policyName: `deployer-c does anything ${door}`, effect: "EFFECT_ALLOW", consensus: byUser(d.userId), notes: "" });
+    const policyName = `deployer-c deletes no policy ${door}`;
     const deny: Declared = {
       kind: "Policy",
       name: "no-policy-deletes",
       args: { policyName, effect: "EFFECT_DENY", condition: "activity.resource == 'POLICY' && activity.action == 'DELETE'", consensus: byUser(d.userId), notes: "" },
     };
-    const { handle } = await typescriptStack(work, d.access, [deny]);
+    const { handle } = await make(work, d.access, [deny]);
     try {
       const refused = await commandOutcome(handle.stack.preview());
       expect(refused.exitCode).not.toBe(0);
       expect(refused.output).toMatch(/could not destroy what this stack manages in organization [^:]+: ACTIVITY_TYPE_DELETE_POLICY for Policy "no-policy-deletes" would be refused/);
-      expect(refused.output).toMatch(/OUTCOME_DENY_EXPLICIT: 403 code 7 \(DENY policy "deployer-c deletes no policy" applies\)/);
+      expect(refused.output).toMatch(new RegExp(`OUTCOME_DENY_EXPLICIT: 403 code 7 \\(DENY policy "deployer-c deletes no policy ${door}" applies\\)`));
       expect(await policyNamed(policyName)).toHaveLength(0);
     } finally {
       for (const p of await policyNamed(policyName)) await emu.client.deletePolicy({ policyId: p.policyId });
@@ -146,11 +152,11 @@ describe("lockout-freedom over the organization after the plan (TypeScript)", ()
   });
 
   it("(d) the deployer removed from the tag its ALLOW names fails the preview", { timeout: TIMEOUT }, async () => {
-    const d = await newDeployer("deployer-d");
-    const { userTagId } = await emu.client.createUserTag({ userTagName: "deployers-d", userIds: [d.userId] });
-    await emu.client.createPolicy({ policyName: "deployers-d do anything", effect: "EFFECT_ALLOW", consensus: `approvers.any(user, '${userTagId}' in user.tags)`, notes: "" });
-    const tag = (userIds: string[]): Declared => ({ kind: "UserTag", name: "deployers", args: { userTagName: "deployers-d", userIds, importId: userTagId } });
-    const { handle, redeclare } = await typescriptStack(work, d.access, [tag([d.userId])]);
+    const d = await newDeployer(`deployer-d-${door}`);
+    const { userTagId } = await emu.client.createUserTag({ userTagName: `deployers-d-${door}`, userIds: [d.userId] });
+    await emu.client.createPolicy({ policyName: `deployers-d do anything ${door}`, effect: "EFFECT_ALLOW", consensus: `approvers.any(user, '${userTagId}' in user.tags)`, notes: "" });
+    const tag = (userIds: string[]): Declared => ({ kind: "UserTag", name: "deployers", args: { userTagName: `deployers-d-${door}`, userIds, importId: userTagId } });
+    const { handle, redeclare } = await make(work, d.access, [tag([d.userId])]);
     try {
       await handle.stack.up();
       redeclare([tag([])]);
