@@ -14,6 +14,7 @@ import type { KeyformClient } from "../../client";
 import type { BatchGroup } from "./batch";
 import type { SharedReadEntry } from "./shared-reads";
 import type { AccessVerdict } from "./policy-lockout";
+import type { AllowlistsToday } from "./org-after-plan";
 import { resolveSettings, type ConfigLookup, type SettingName, type Settings } from "./settings";
 import { settingOrigins, type SettingOrigin } from "./setting-sources";
 
@@ -52,6 +53,10 @@ export class ProviderContext {
     neededActivities: new Map<string, Map<string, Set<string>>>(),
     /** org → "declared" → the RootQuorum inputs of the plan. */
     plannedQuorums: new Map<string, Map<string, Record<string, unknown>>>(),
+    /** org → URN → a resource of the plan, in the order the engine checked it (`deployer-access.ts`). */
+    plannedObjects: new Map<string, Map<string, unknown>>(),
+    /** org|public key → the organization-level IP allowlist and the deploying key's own before this run (`org-after-plan.ts`). */
+    allowlistsBefore: new Map<string, Promise<AllowlistsToday>>(),
     /** org|kind|policy set → what the solver said. */
     accessVerdicts: new Map<string, Promise<AccessVerdict>>(),
   };

@@ -63,6 +63,16 @@ function hasCode(error: unknown): error is { status: number; code?: number } {
 }
 
 /**
+ * Whether a 403 is an IP allowlist's refusal rather than a policy's: the policy engine's refusal
+ * carries its evaluations (a `PolicyEnginePermissionError` detail), an allowlist's names the
+ * address (`sdk/emulator/README.md`, "IP allowlists").
+ */
+export function refusedByIpAllowlist(error: PermissionDeniedError): boolean {
+  const fromPolicies = error.details.some((d) => typeof d === "object" && d !== null && String((d as { "@type"?: unknown })["@type"]).includes("PolicyEnginePermissionError"));
+  return !fromPolicies && /\bIP address\b.*\bnot allowed\b/i.test(error.serverMessage);
+}
+
+/**
  * What to do about an activity that waits for consensus. `earlier` marks one found from a
  * previous run (nothing was submitted this time).
  */
@@ -82,6 +92,14 @@ export function explain(error: unknown, what: string): Error {
   if (error instanceof ProviderError) return error;
   if (error instanceof ConsensusNeededError) {
     return new ProviderError(consensusNeededMessage(what, error.activityId, error.fingerprint), { cause: error });
+  }
+  if (error instanceof PermissionDeniedError && refusedByIpAllowlist(error)) {
+    return new ProviderError(
+      `${what}: refused by an IP allowlist (HTTP 403, code ${error.code ?? 7}): ${error.serverMessage || error.message}. ` +
+        `The API key keyform signs with is shut out from this address, for reads and writes alike. ` +
+        `With a key the list lets in, change the list (set_ip_allowlist) or remove it (remove_ip_allowlist), or run from an address it allows.`,
+      { cause: error },
+    );
   }
   if (error instanceof PermissionDeniedError) {
     return new ProviderError(

@@ -30,10 +30,11 @@ import { consensusNeededMessage, explain, isNotFound, ObjectLeftBehindError, Pro
 import { quietHostErrorEcho, warnEngine } from "./engine-log";
 import { holdingSlot } from "./engine-slots";
 import { organizationMoveMessage } from "./organization-guard";
-import { duplicateFailures, limitFailures, urnOf } from "./plan-census";
+import { duplicateFailures, limitFailures, nameOfUrn, urnOf } from "./plan-census";
 import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
 import { neededKinds, stepOf } from "./needed-activities";
 import { policyLockoutFailures } from "./policy-lockout";
+import { deployerAccessFailures, refuseAccessLosingDelete } from "./deployer-access";
 import { entryForCreate, inputsKeyOf, mayStillApply, refusedUnrun, notOwnedMessage, readEntry, removeEntry, renewEntry, stampedSession } from "./ownership";
 import { replayBatchItem, settleBatchItem } from "./batch-journal";
 import { directContext, ProviderContext, useDirectly } from "./context";
@@ -412,7 +413,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
   }
 
   /** The outputs of a created object, read back unless the create knew it; a failed read still hands back the id. */
-  async function finishCreate(s: Session, inputs: I, created: { id: string; carry?: Partial<O>; live?: L }, what: string): Promise<dynamic.CreateResult> {
+  async function finishCreate(s: Session, inputs: I, created: { id: string; carry?: Partial<O>; live?: L }, what: string, raw: Record<string, unknown>): Promise<dynamic.CreateResult> {
     try {
       const live = created.live ?? (await readBack(s, created.id, inputs as unknown as Hint<I, O>, what));
       return { id: created.id, outs: outputsOf(live, s.organizationId, undefined, carryWith(created.carry ?? {}, inputs)) };
@@ -421,7 +422,10 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       const explained = explain(error, what);
       // `carry` is left out on purpose: it may hold a generated secret, and the outputs of a
       // failed create are not covered by additionalSecretOutputs everywhere.
-      const properties = compact({ ...(inputs as Record<string, unknown>), [spec.idProperty]: created.id, organizationId: s.organizationId });
+      // The dynamic-provider host records these properties as they are, without adding the
+      // provider's code to them as it does for a create that succeeds: without it, every later
+      // delete or update of the object fails in the host ("code must be a string").
+      const properties = compact({ ...(inputs as Record<string, unknown>), [spec.idProperty]: created.id, organizationId: s.organizationId, __provider: raw.__provider });
       throw new ObjectLeftBehindError(explained.message, created.id, properties, { cause: error });
     }
   }
@@ -474,7 +478,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       if (!mayStillApply(error)) removeEntry(journalDir, urn);
       throw explain(error, what);
     }
-    return finishCreate(s, inputs, created, what);
+    return finishCreate(s, inputs, created, what, raw);
   }
 
   /**
@@ -545,6 +549,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         ...(await limitFailures(s, planned)),
         ...(await lockoutFailures(spec.kind, s, inputs, settings)),
         ...(await policyLockoutFailures(s, access, settings)),
+        ...(await deployerAccessFailures(s, { kind: spec.kind, name: nameOfUrn(urn), urn, inputs, olds: olds ?? {}, changed: access.changed, property: access.property }, settings)),
       ];
     } catch (error) {
       throw explain(error, what);
@@ -675,7 +680,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
       } catch (error) {
         throw explain(error, what);
       }
-      return finishCreate(s, inputs, created, what);
+      return finishCreate(s, inputs, created, what, raw);
     },
 
     async read(id, props) {
@@ -736,6 +741,7 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
         // objects would stay where they live and vanish from state.
         if (configured.engineRun !== undefined) await verifySettings(configured, configured.settings(), previous.organizationId);
         await refuseOwnCredentialDelete(spec.kind, s, id, props, configured.settings());
+        await refuseAccessLosingDelete(s, spec.kind, id, props, configured.settings());
         // Batching hook: with a plural form, this delete may travel with others of its kind.
         const batchRemove = spec.batch?.remove;
         if (batchRemove) await batched(`${spec.kind}:remove`, batchRemove, s, { id, props: previous }, () => spec.remove(s, id, previous));

@@ -4,17 +4,17 @@
  * organization fails, naming the resource and the reason, unless the setting `allowLockout`
  * says the hand-over is deliberate.
  *
- * - An IP allowlist that applies to the deploying key (the organization-level list while
- *   enabled, or the key's own list) and leaves out the address the service sees this client
- *   from: the service echoes that address on every answer (`x-rate-limit-request-remote-addr`).
- *   When the service does not say, the list cannot be proved safe, and the plan fails saying so.
+ * - IP allowlists, and what policies, tags and the root quorum leave the deploying user to do:
+ *   one proof over the organization after the plan (`deployer-access.ts`). The address the
+ *   service sees this client from is the one it echoes on every answer
+ *   (`x-rate-limit-request-remote-addr`).
  * - A root quorum that no longer holds the deploying user while it holds it today, or that raises
  *   the threshold above 1 while that user alone is the quorum today: keyform does not prove that
  *   a policy lets the user in instead, so this fails as not proved.
  * - Policies that deny the deploying user an activity the rest of the plan needs: `policy-lockout.ts`.
  * - Deleting, or replacing, the API key keyform signs with, or deleting the user it belongs to.
  *
- * The checks on IP allowlists and root quorums run at `check`, so preview fails. A delete of a
+ * The check on root quorums runs at `check`, so preview fails. A delete of a
  * resource removed from the program is planned by the engine without asking the provider, so
  * the provider refuses to delete the deploying key or user at `up`, before the request is sent;
  * the preview of the GitOps runner and `scripts/org-up` finds it in the engine's planned steps
@@ -30,7 +30,8 @@ import { containsUnknown } from "./values";
 
 export const OPT_OUT = "set keyform:allowLockout (KEYFORM_ALLOW_LOCKOUT) to true for a deliberate hand-over";
 
-const sameKey = (a: unknown, b: unknown): boolean => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
+/** Whether two public keys (hex, any case) are the same key. */
+export const sameKey = (a: unknown, b: unknown): boolean => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
 
 /** The address the service sees this client from: from the last answer, else one `whoami`. */
 export async function callerAddress(session: Session): Promise<string | undefined> {
@@ -89,27 +90,6 @@ export async function rootQuorumToday(session: Session): Promise<QuorumToday | u
   return organizationData.rootQuorum as QuorumToday | undefined;
 }
 
-/** Why the declared IP allowlist would lock the deploying key out, if it would. */
-async function allowlistLockout(session: Session, inputs: Record<string, unknown>): Promise<CheckFailure[]> {
-  const publicKey = inputs.publicKey;
-  const rules = inputs.rules;
-  if (containsUnknown(publicKey) || containsUnknown(rules) || !Array.isArray(rules)) return [];
-  const applies = publicKey === undefined ? inputs.enabled !== false : sameKey(publicKey, session.credentialPublicKey);
-  if (!applies) return [];
-  const which = publicKey === undefined ? "the organization-level IP allowlist" : "the IP allowlist of the API key keyform signs with";
-  const address = await callerAddress(session);
-  if (address === undefined) {
-    return [{ property: "rules", reason: `${which} cannot be proved to let keyform in: the service did not say which address it sees this client from (no x-rate-limit-request-remote-addr); ${OPT_OUT}` }];
-  }
-  if (allowedBy(rules as Array<{ cidr: string }>, address)) return [];
-  return [
-    {
-      property: "rules",
-      reason: `${which} leaves out ${address}, the address the service sees keyform's requests from: it would lock the deploying API key out of organization ${session.organizationId}. Add a rule for it, or ${OPT_OUT}`,
-    },
-  ];
-}
-
 /** Why the declared root quorum would shut the deploying user out, if it would. */
 async function rootQuorumLockout(session: Session, inputs: Record<string, unknown>): Promise<CheckFailure[]> {
   const userIds = inputs.userIds;
@@ -144,7 +124,6 @@ async function rootQuorumLockout(session: Session, inputs: Record<string, unknow
 /** The lockout failures of one checked resource (none with `allowLockout`). */
 export async function lockoutFailures(kind: string, session: Session, inputs: Record<string, unknown>, settings: Settings): Promise<CheckFailure[]> {
   if (settings.allowLockout) return [];
-  if (kind === "IpAllowlist") return allowlistLockout(session, inputs);
   if (kind === "RootQuorum") return rootQuorumLockout(session, inputs);
   return [];
 }

@@ -17,7 +17,7 @@ import { AuthenticationError, ConnectionError, FirstByteTimeoutError, NotFoundEr
 import { publicKeyFromPrivateKey } from "../../protocol/keys";
 import type { ApiKeyCurve } from "../../wire/enums";
 import { resolveOrganizationId, sessionFor } from "./client";
-import { ProviderError } from "./errors";
+import { ProviderError, refusedByIpAllowlist } from "./errors";
 import { before } from "./shared-reads";
 import { probeAddress, type Unreachable } from "./reachability";
 import { describeOrigin, unknownKeyformVariables, unknownVariableProblem } from "./setting-sources";
@@ -135,6 +135,13 @@ function settingsError(error: unknown, settings: Settings, organizationId: strin
   }
   if (error instanceof NotFoundError) {
     return new ProviderError(`${prefix} organization ${organizationId} does not exist at ${settings.baseUrl} (${detail}); check ${settingLabel("organizationId")}`);
+  }
+  if (error instanceof PermissionDeniedError && refusedByIpAllowlist(error)) {
+    return new ProviderError(
+      `keyform: an IP allowlist shuts the API key ${settings.apiPublicKey} out of organization ${organizationId} from the address this runs at (${detail}): ` +
+        `nothing of the organization can be read, changed or destroyed with this key from here. With a key the list lets in, change the list (set_ip_allowlist) ` +
+        `or remove it (remove_ip_allowlist), or run from an address the list allows`,
+    );
   }
   if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) {
     return new ProviderError(
