@@ -14,7 +14,7 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import type { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pendingOperations } from "../../examples/gitops/recovery";
+import { pendingOperations } from "../../sdk/gitops/recovery";
 import { accessThrough, FRONT_DOORS, stateResources, killUpWhen, stackEnv, type Declared } from "../support/declared-stacks";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process";
 import { pulumiBinDir, repoRoot } from "../support/engine";

@@ -1,0 +1,86 @@
+/**
+ * @module gitops/access-table
+ * The access diff as a pull request comment reads it: changes that differ only in the activity
+ * kind are one row (the kinds listed together), "who" is never empty (a change no user of the
+ * organization has yet names the tags a user would need), and ids read as the organization's
+ * names: tags, users and approvers by name.
+ */
+import type { AccessChange, AccessDiff } from "../policy";
+import type { SimulatedUser } from "../policy/simulate";
+import { verdictLine } from "../policy/smt/report";
+
+/** Names of the organization by id: users (their names) and tags (theirs). */
+export interface OrganizationNames {
+  readonly users: Readonly<Record<string, string>>;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** "a, b and 3 more". */
+function short(items: readonly string[], limit: number): string {
+  return items.length <= limit ? items.join(", ") : `${items.slice(0, limit).join(", ")} and ${items.length - limit} more`;
+}
+
+/** A user of a witness by name: an organization's user by their name, a made-up one by the tags it needs. */
+function userLabel(user: SimulatedUser, names: OrganizationNames): string {
+  const known = names.users[user.id];
+  if (known !== undefined) return known;
+  const tags = (user.tags ?? []).map((t) => names.tags[t] ?? t);
+  return tags.length > 0 ? `a user tagged ${tags.join(", ")}` : "any user";
+}
+
+/** Who: the organization's users it holds for, or (none yet) who would need to be. */
+function who(change: AccessChange, names: OrganizationNames): string {
+  if (change.users.length > 0) return short([...change.users].sort(), 4);
+  const submitter = change.witness.approvers?.[0];
+  return submitter ? `${userLabel(submitter, names)} (no such user yet)` : "any user";
+}
+
+/** The approvers beyond the submitter, by name. */
+function approvers(change: AccessChange, names: OrganizationNames): string {
+  const others = (change.witness.approvers ?? []).slice(1).map((a) => userLabel(a, names));
+  return others.length === 0 ? "" : short([...new Set(others)], 3);
+}
+
+/** One folded row: everything but the kinds is the same. */
+interface Row {
+  change: string;
+  who: string;
+  how: string;
+  target: string;
+  decision: string;
+  kinds: Set<string>;
+  unconfirmed: boolean;
+}
+
+/** The rows: changes alike but for their kinds folded into one. */
+export function accessRows(diff: AccessDiff, names: OrganizationNames): Row[] {
+  const rows = new Map<string, Row>();
+  for (const c of diff.changes) {
+    const how = c.how === "alone" ? "alone" : `with approval of ${approvers(c, names) || "approvers"}`;
+    const row: Omit<Row, "kinds" | "unconfirmed"> = { change: c.direction, who: who(c, names), how, target: c.target ?? "", decision: `${c.before} → ${c.after}` };
+    const key = JSON.stringify(row);
+    const existing = rows.get(key) ?? { ...row, kinds: new Set<string>(), unconfirmed: false };
+    for (const kind of c.kinds) existing.kinds.add(kind);
+    existing.unconfirmed ||= !c.confirmed;
+    rows.set(key, existing);
+  }
+  return [...rows.values()].sort((a, b) => a.change.localeCompare(b.change) || a.who.localeCompare(b.who));
+}
+
+const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+
+/** The Markdown section. */
+export function accessTableMarkdown(diff: AccessDiff, names: OrganizationNames, heading = "### Access changes"): string {
+  const lines = [heading, "", `**${verdictLine(diff)}**`, ""];
+  const rows = accessRows(diff, names);
+  if (rows.length > 0) {
+    lines.push("| change | who | activity | how | target | decision (before → after) |", "|---|---|---|---|---|---|");
+    for (const r of rows) {
+      const kinds = short([...r.kinds].sort(), 6) + (r.unconfirmed ? " (DID NOT REPLAY through the evaluator: a failure of the diff)" : "");
+      lines.push(`| **${r.change}** | ${cell(r.who)} | ${cell(kinds)} | ${cell(r.how)} | ${cell(r.target)} | ${cell(r.decision)} |`);
+    }
+  }
+  if (diff.truncated) lines.push("", "_the search stopped at the change limit: more changes may exist_");
+  for (const n of diff.notProved) lines.push("", `_not proved: ${cell(n.clause)}: ${cell(n.reason)}_`);
+  return `${lines.join("\n")}\n`;
+}
