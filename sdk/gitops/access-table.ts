@@ -7,7 +7,7 @@
  */
 import type { AccessChange, AccessDiff } from "../policy";
 import type { SimulatedUser } from "../policy/simulate";
-import { verdictLine } from "../policy/smt/report";
+import { describeWitness, verdictLine } from "../policy/smt/report";
 
 /** Names of the organization by id: users (their names) and tags (theirs). */
 export interface OrganizationNames {
@@ -41,7 +41,16 @@ function approvers(change: AccessChange, names: OrganizationNames): string {
   return others.length === 0 ? "" : short([...new Set(others)], 3);
 }
 
-/** One folded row: everything but the kinds is the same. */
+/** The witness activity in one line, its approvers by name. */
+function witnessLine(change: AccessChange, names: OrganizationNames): string {
+  const approvers = (change.witness.approvers ?? []).map((a) => {
+    const label = userLabel(a, names);
+    return { ...a, id: label, alias: label };
+  });
+  return describeWitness({ ...change, witness: { ...change.witness, approvers } });
+}
+
+/** One folded row: everything but the kinds (and the witness, the first row's) is the same. */
 interface Row {
   change: string;
   who: string;
@@ -49,6 +58,7 @@ interface Row {
   target: string;
   decision: string;
   kinds: Set<string>;
+  witness: string;
   unconfirmed: boolean;
 }
 
@@ -57,9 +67,9 @@ export function accessRows(diff: AccessDiff, names: OrganizationNames): Row[] {
   const rows = new Map<string, Row>();
   for (const c of diff.changes) {
     const how = c.how === "alone" ? "alone" : `with approval of ${approvers(c, names) || "approvers"}`;
-    const row: Omit<Row, "kinds" | "unconfirmed"> = { change: c.direction, who: who(c, names), how, target: c.target ?? "", decision: `${c.before} → ${c.after}` };
+    const row: Omit<Row, "kinds" | "witness" | "unconfirmed"> = { change: c.direction, who: who(c, names), how, target: c.target ?? "", decision: `${c.before} → ${c.after}` };
     const key = JSON.stringify(row);
-    const existing = rows.get(key) ?? { ...row, kinds: new Set<string>(), unconfirmed: false };
+    const existing = rows.get(key) ?? { ...row, kinds: new Set<string>(), witness: witnessLine(c, names), unconfirmed: false };
     for (const kind of c.kinds) existing.kinds.add(kind);
     existing.unconfirmed ||= !c.confirmed;
     rows.set(key, existing);
@@ -74,12 +84,14 @@ export function accessTableMarkdown(diff: AccessDiff, names: OrganizationNames, 
   const lines = [heading, "", `**${verdictLine(diff)}**`, ""];
   const rows = accessRows(diff, names);
   if (rows.length > 0) {
-    lines.push("| change | who | activity | how | target | decision (before → after) |", "|---|---|---|---|---|---|");
+    lines.push("| change | who | activity | how | target | decision (before → after) | witness |", "|---|---|---|---|---|---|---|");
     for (const r of rows) {
-      const kinds = short([...r.kinds].sort(), 6) + (r.unconfirmed ? " (DID NOT REPLAY through the evaluator: a failure of the diff)" : "");
-      lines.push(`| **${r.change}** | ${cell(r.who)} | ${cell(kinds)} | ${cell(r.how)} | ${cell(r.target)} | ${cell(r.decision)} |`);
+      const kinds = short([...r.kinds].sort(), 6);
+      const witness = r.witness + (r.unconfirmed ? " (DID NOT REPLAY through the evaluator: a failure of the diff)" : "");
+      lines.push(`| **${r.change}** | ${cell(r.who)} | ${cell(kinds)} | ${cell(r.how)} | ${cell(r.target)} | ${cell(r.decision)} | ${cell(witness)} |`);
     }
   }
+  lines.push("", `_principals: ${cell(diff.principals)}; ${diff.typeCount} activity types (every version of every kind, and kinds not known yet)_`);
   if (diff.truncated) lines.push("", "_the search stopped at the change limit: more changes may exist_");
   for (const n of diff.notProved) lines.push("", `_not proved: ${cell(n.clause)}: ${cell(n.reason)}_`);
   return `${lines.join("\n")}\n`;
