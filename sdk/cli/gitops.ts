@@ -55,7 +55,6 @@ function operationCommand(operation: Operation): Command {
     const gate = { noNewAccess: opts.newAccess === false, ...(opts.breakGlass ? { breakGlassTag: opts.breakGlass } : {}) };
     const report = await runOperation(operation, stack, { refresh: opts.refresh !== false, gate });
     process.stdout.write(writeReport(opts.out, operation, report, reportMarkdown(report)));
-    if (report.accessFailure) process.stderr.write(`error: ${report.accessFailure}\n`);
     process.exitCode = exitCodeOf(operation, report);
   });
 }

@@ -10,7 +10,7 @@ import type { KeyformClient } from "../client/client";
 import { diffPolicies, type PolicyRecord } from "../policy";
 import { lockoutCheck } from "../policy/smt/properties";
 import { stackClient } from "./stack-client";
-import { accessTableMarkdown, type OrganizationNames } from "./access-table";
+import { accessTableMarkdown, organizationNames } from "./access-table";
 
 const POLICY_TYPE = /keyform:Policy$/;
 const IGNORED_OPS = new Set(["same", "read", "refresh", "create-replacement", "delete-replaced", "discard-replaced"]);
@@ -92,10 +92,7 @@ async function provedSection(stack: Stack, planned: PlannedPolicies, gate: Acces
   const roots = await rootUserIds(client);
   const listed = (await client.listUsers()).users;
   const users = listed.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName, root: roots.has(u.userId) }));
-  const names: OrganizationNames = {
-    users: Object.fromEntries(listed.map((u) => [u.userId, u.userName])),
-    tags: Object.fromEntries((await client.listUserTags()).userTags.map((t) => [t.tagId, t.tagName])),
-  };
+  const names = organizationNames(listed, (await client.listUserTags()).userTags);
   const after = planned.apply(live);
   const diff = await diffPolicies(live, after, { users, names: { ...names.tags, ...names.users } });
   const lockout = await lockoutCheck(live, after, gate.breakGlassTag);

@@ -16,7 +16,7 @@
  */
 import type { KeyformClient } from "../client/client";
 import { diffPolicies, type PolicyRecord } from "../policy";
-import { accessTableMarkdown } from "./access-table";
+import { accessTableMarkdown, organizationNames } from "./access-table";
 import { openGitopsStack } from "./stack";
 import { stackClient } from "./stack-client";
 import { DRIFT_EXIT_CODE } from "./run";
@@ -152,10 +152,10 @@ export async function compareStacks(firstName: string, secondName: string, optio
     users: second.users.map((u) => ({ id: u.id, tags: u.tags, email: u.email, alias: u.name })),
     names: Object.fromEntries([...second.namesById].map(([id, label]) => [id, label.replace(/^(?:tag|user):/u, "")])),
   });
-  const names = {
-    users: Object.fromEntries(second.users.map((u) => [u.id, u.name])),
-    tags: Object.fromEntries([...second.idsByName.tags].map(([name, id]) => [id, name])),
-  };
+  const names = organizationNames(
+    second.users.map((u) => ({ userId: u.id, userName: u.name, userTags: u.tags })),
+    [...second.idsByName.tags].map(([tagName, tagId]) => ({ tagId, tagName })),
+  );
   const lines = [`### Stack \`${firstName}\` against stack \`${secondName}\``, ""];
   if (objects.length === 0) lines.push("The objects match (by name).");
   else {

@@ -18,7 +18,8 @@ import { accessCheck, PlannedPolicies, type AccessGate } from "./access-diff";
 import { credentialLockouts, PlannedCredentialDeletes } from "./credential-check";
 import { clearPendingOperations, type ClearedOperation } from "./recovery";
 import { RunLog } from "./run-log";
-import { SummaryCollector, type ChangeSummary } from "./summary";
+import { ID_PATTERN, SummaryCollector, type ChangeSummary } from "./summary";
+import { stackClient } from "./stack-client";
 
 export const OPERATIONS = ["preview", "up", "drift"] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -74,13 +75,38 @@ export async function runOperation(operation: Operation, stack: Stack, options: 
     if (collector.summary().errors.length === 0) report(firstLine(error));
   }
   const summary = collector.summary();
+  await nameIds(stack, summary);
   if (cleared.length === 0) return summary;
   const adopted = summary.warnings.filter((w) => w.startsWith(ADOPTED_PREFIX));
   return { ...summary, recovery: { cleared, adopted } };
 
   function report(message: string): void {
     collector.addError(message);
-    log.error(message);
+  }
+}
+
+/**
+ * Gives each changed field the names of the users and tags whose ids its values hold, read from
+ * the organization; best effort: without the names (settings wrong, service down) the report
+ * shows the ids alone, and its errors say why.
+ */
+async function nameIds(stack: Stack, summary: ChangeSummary): Promise<void> {
+  const fields = summary.changes.flatMap((c) => c.values).filter((v) => (`${v.before ?? ""} ${v.after ?? ""}`.match(ID_PATTERN) ?? []).length > 0);
+  if (fields.length === 0 || summary.errors.length > 0) return;
+  let known: Map<string, string>;
+  try {
+    const client = await stackClient(stack, "the names in the report");
+    known = new Map([
+      ...(await client.listUsers()).users.map((u) => [u.userId, u.userName] as const),
+      ...(await client.listUserTags()).userTags.map((t) => [t.tagId, t.tagName] as const),
+    ]);
+  } catch {
+    return;
+  }
+  for (const field of fields) {
+    const ids = new Set(`${field.before ?? ""} ${field.after ?? ""}`.match(ID_PATTERN) ?? []);
+    const names = Object.fromEntries([...ids].filter((id) => known.has(id)).map((id) => [id, known.get(id)!]));
+    if (Object.keys(names).length > 0) field.names = names;
   }
 }
 

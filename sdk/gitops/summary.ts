@@ -26,7 +26,12 @@ export interface FieldChange {
   field: string;
   before?: string;
   after?: string;
+  /** The organization's names of ids the values hold (users, tags), for the reader. */
+  names?: Record<string, string>;
 }
+
+/** An id of the service (a UUID). */
+export const ID_PATTERN = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/giu;
 
 /** Errors with the same cause, folded into one entry. */
 export interface ErrorGroup {
@@ -159,7 +164,7 @@ function withoutSubject(message: string): string {
 /** Ids, addresses, keys and quoted names, each replaced by what it is. */
 function normalizeIdentifiers(text: string): string {
   return text
-    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/giu, "<id>")
+    .replace(ID_PATTERN, "<id>")
     .replace(/\b0x[0-9a-f]+\b/giu, "<address>")
     .replace(/\bsha256:[0-9a-f]+\b/giu, "<fingerprint>")
     .replace(/\b[0-9a-f]{16,}\b/giu, "<key>")
@@ -303,9 +308,10 @@ function code(value: string | undefined): string {
   return `${fence}${fence === "``" ? " " : ""}${text}${fence === "``" ? " " : ""}${fence}`;
 }
 
-/** "`field`: `before` → `after`". */
+/** "`field`: `before` → `after`", and the names of the ids they hold. */
 export function fieldLine(change: FieldChange): string {
-  return `\`${change.field}\`: ${code(change.before)} → ${code(change.after)}`;
+  const named = Object.entries(change.names ?? {}).map(([id, name]) => `\`${id.slice(0, 8)}…\` = ${name}`);
+  return `\`${change.field}\`: ${code(change.before)} → ${code(change.after)}${named.length > 0 ? ` (${named.join(", ")})` : ""}`;
 }
 
 /** Renders a summary as Markdown for a pull request comment. */

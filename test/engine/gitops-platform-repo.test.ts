@@ -194,6 +194,10 @@ describe("a platform repository's GitOps, from the packed package", () => {
     const found = reports("drift");
     console.log(`[platform] drift report:\n${found.markdown}`);
     expect(found.markdown).toContain("- `ops` `userTagName`: `ops` → `ops-by-hand`");
+    // The ids in the values, named as the organization names them.
+    const members = found.markdown.split("\n").find((l) => l.startsWith("- `ops` `userIds`"))!;
+    expect(members).toContain(`\`${aliceId.slice(0, 8)}…\` = alice`);
+    expect(members).toContain(`\`${bobId.slice(0, 8)}…\` = bob`);
   });
 
   it("a wrong private key: the log gives the settings error once, as the note does", { timeout: 600_000 }, async () => {
@@ -205,8 +209,9 @@ describe("a platform repository's GitOps, from the packed package", () => {
     expect(bullets).toHaveLength(1);
     const cause = bullets[0]!.slice(2);
     expect(cause).toMatch(/keyform:apiPrivateKey \(KEYFORM_API_PRIVATE_KEY\)/);
-    // In the log: once.
+    // In the job's log (stdout and stderr together): once, in the report it prints.
     expect(failed.output.split(cause).length - 1, failed.output.slice(-3000)).toBe(1);
+    expect(failed.output).not.toMatch(/^error: preview failed$/m);
     expect(failed.output).not.toContain("11".repeat(32));
   });
 });

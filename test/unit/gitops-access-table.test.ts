@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AccessChange, AccessDiff } from "../../sdk/policy";
 import { accessRows, accessTableMarkdown } from "../../sdk/gitops/access-table";
 
-const names = { users: { "u-alice": "alice", "u-bob": "bob" }, tags: { "t-ops": "ops" } };
+const names = { users: { "u-alice": "alice", "u-bob": "bob" }, tags: { "t-ops": "ops" }, members: { "t-ops": ["alice"] } };
 
 function change(over: Partial<AccessChange>): AccessChange {
   return {
@@ -23,11 +23,14 @@ function diff(changes: AccessChange[]): AccessDiff {
 }
 
 describe("the access table of a pull request comment", () => {
-  it("folds changes that differ only in their kinds into one row", () => {
-    const rows = accessRows(diff([change({}), change({ kinds: ["CREATE_WALLET_ACCOUNTS"] }), change({ direction: "loses", kinds: ["CREATE_USER_TAG"] })]), names);
-    expect(rows.map((r) => [r.change, r.who, [...r.kinds]])).toEqual([
-      ["gains", "bob", ["CREATE_WALLET", "CREATE_WALLET_ACCOUNTS"]],
-      ["loses", "bob", ["CREATE_USER_TAG"]],
+  it("folds changes that differ only in their kinds and targets into one row", () => {
+    const rows = accessRows(
+      diff([change({}), change({ kinds: ["CREATE_WALLET_ACCOUNTS"], target: "another wallet" }), change({ direction: "loses", kinds: ["CREATE_USER_TAG"] })]),
+      names,
+    );
+    expect(rows.map((r) => [r.change, r.who, [...r.kinds], [...r.targets]])).toEqual([
+      ["gains", "bob", ["CREATE_WALLET", "CREATE_WALLET_ACCOUNTS"], ["no signing target", "another wallet"]],
+      ["loses", "bob", ["CREATE_USER_TAG"], ["no signing target"]],
     ]);
   });
 
@@ -38,8 +41,8 @@ describe("the access table of a pull request comment", () => {
       names,
     );
     const row = markdown.split("\n").find((l) => l.startsWith("| **gains**"))!;
-    expect(row.split("|")[2]!.trim()).toBe("a user tagged ops (no such user yet)");
-    expect(row).toContain("with approval of a user tagged ops, alice");
+    expect(row.split("|")[2]!.trim()).toBe("a user tagged ops (none of the organization's users yet)");
+    expect(row).toContain("with approval of a user tagged ops (alice), alice");
     expect(markdown).not.toMatch(/\buser-\d/);
   });
 });
