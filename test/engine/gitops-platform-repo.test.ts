@@ -7,7 +7,8 @@
  *
  * - GitLab: examples/gitops/gitlab-ci.yml includes the installed package's template; its jobs'
  *   before_script and script run as the runner runs them (`set -eo pipefail`, one shell).
- * - GitHub: the action.yml of the installed package: its run steps, with its inputs.
+ * - GitHub: the action.yml of the installed package: its run steps, with its inputs, on a pull
+ *   request (one comment, created then updated) and for drift (exit code 3).
  *
  * The story: main is applied; a merge request changes a policy: the preview's note has the plan
  * with the condition before and after and the access table, and a second push updates the same
@@ -127,6 +128,48 @@ function shell(script: string, cwd: string, env: Record<string, string>): Promis
   });
 }
 
+type ActionStep = { name?: string; id?: string; if?: string; uses?: string; run?: string; env?: Record<string, string> };
+
+/**
+ * The installed package's action.yml on a pull request: its run steps as the runner runs them
+ * (bash, `set -eo pipefail`, in working-directory), `${{ inputs.* }}`, `${{ steps.*.outputs.* }}`
+ * and `${{ github.token }}` filled in, GITHUB_PATH and GITHUB_OUTPUT honoured. Its `uses:` steps
+ * (Go, the caches) are GitHub's own actions and are not run here; `if: always()` steps run.
+ */
+async function githubAction(inputs: Record<string, string>, extra: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const action = parse(fs.readFileSync(path.join(project, "node_modules/keyform/action.yml"), "utf8")) as {
+    inputs: Record<string, { default?: string }>;
+    runs: { steps: ActionStep[] };
+  };
+  const values: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(action.inputs)) values[name] = inputs[name] ?? (spec.default === "${{ github.token }}" ? extra.GITHUB_TOKEN! : (spec.default ?? ""));
+  const files = fs.mkdtempSync(path.join(work, "runner-"));
+  const githubPath = path.join(files, "path");
+  const outputs: Record<string, Record<string, string>> = {};
+  let output = "";
+  let failed: number | null = 0;
+  const evaluate = (text: string) =>
+    text.replace(/\$\{\{\s*(inputs\.([\w-]+)|steps\.([\w-]+)\.outputs\.([\w-]+)|github\.token)\s*\}\}/g, (_m, _all, input?: string, step?: string, key?: string) =>
+      input ? values[input]! : step ? (outputs[step]?.[key!] ?? "") : extra.GITHUB_TOKEN!,
+    );
+  for (const step of action.runs.steps) {
+    if (!step.run) continue;
+    const condition = step.if ?? "success()";
+    if (!condition.includes("always()") && failed !== 0) continue;
+    if (condition.includes("inputs.comment == 'true'") && values.comment !== "true") continue;
+    fs.writeFileSync(path.join(files, "output"), "");
+    const added = fs.existsSync(githubPath) ? fs.readFileSync(githubPath, "utf8").trim().split("\n").reverse().join(":") : "";
+    const base = ciEnv(extra);
+    const env: Record<string, string> = { ...base, PATH: added ? `${added}:${base.PATH}` : base.PATH!, GITHUB_PATH: githubPath, GITHUB_OUTPUT: path.join(files, "output"), GITHUB_EVENT_NAME: "pull_request" };
+    for (const [k, v] of Object.entries(step.env ?? {})) env[k] = evaluate(String(v));
+    const result = await shell(evaluate(step.run), path.resolve(project, values["working-directory"]!), env);
+    output += result.output;
+    if (step.id) outputs[step.id] = Object.fromEntries(fs.readFileSync(path.join(files, "output"), "utf8").trim().split("\n").filter(Boolean).map((l) => l.split("=", 2) as [string, string]));
+    if (result.code !== 0 && failed === 0) failed = result.code;
+  }
+  return { code: failed, output };
+}
+
 const reports = (name: string) => ({
   markdown: fs.readFileSync(path.join(project, "keyform-reports", `${name}.md`), "utf8"),
   json: JSON.parse(fs.readFileSync(path.join(project, "keyform-reports", `${name}.json`), "utf8")),
@@ -198,6 +241,29 @@ describe("a platform repository's GitOps, from the packed package", () => {
     const members = found.markdown.split("\n").find((l) => l.startsWith("- `ops` `userIds`"))!;
     expect(members).toContain(`\`${aliceId.slice(0, 8)}…\` = alice`);
     expect(members).toContain(`\`${bobId.slice(0, 8)}…\` = bob`);
+  });
+
+  it("the GitHub Action on a pull request: keyform gitops preview, one comment created, then updated", { timeout: 900_000 }, async () => {
+    const event = path.join(work, "event.json");
+    fs.writeFileSync(event, JSON.stringify({ pull_request: { number: 12 } }));
+    const pr = { GITHUB_API_URL: forge.url, GITHUB_REPOSITORY: "acme/platform", GITHUB_EVENT_PATH: event, GITHUB_TOKEN: "ghs_fakeActionToken01" };
+    const forgeToken = TOKEN;
+    // The fake checks the token it was started with.
+    const run = (inputs: Record<string, string>) => githubAction(inputs, { ...pr, GITHUB_TOKEN: forgeToken });
+    const first = await run({ command: "preview", stack: "staging" });
+    expect(first.code, first.output.slice(-4000)).toBe(0);
+    const comments = () => (forge.threads.get("github:acme/platform#12") ?? []).filter((c) => c.body.includes("keyform-gitops: staging"));
+    expect(comments()).toHaveLength(1);
+    expect(comments()[0]!.body).toContain("### Planned changes (stack `staging`)");
+    const second = await run({ command: "preview", stack: "staging" });
+    expect(second.code, second.output.slice(-3000)).toBe(0);
+    expect(comments()).toHaveLength(1);
+    expect(forge.counts.get("PATCH github comment")).toBe(1);
+    // Drift through the action: its exit code is the step's.
+    const tag = (await emu.client.listUserTags()).userTags.find((t) => t.tagName.startsWith("ops"))!;
+    await emu.client.updateUserTag({ userTagId: tag.tagId, newUserTagName: "ops-again", addUserIds: [], removeUserIds: [] });
+    const drift = await run({ command: "drift", stack: "staging", comment: "false" });
+    expect(drift.code, drift.output.slice(-3000)).toBe(3);
   });
 
   it("a wrong private key: the log gives the settings error once, as the note does", { timeout: 600_000 }, async () => {
