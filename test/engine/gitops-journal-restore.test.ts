@@ -13,50 +13,19 @@
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import type { TurnkeyClient } from "@turnkey/http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { pendingOperations } from "../../sdk/gitops/recovery";
 import { accessThrough, killUpWhen, stackEnv, stateResources, yamlStack, type Declared } from "../support/declared-stacks";
-import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process";
 import { pulumiBinDir, repoRoot } from "../support/engine";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy";
-import { officialClient } from "../support/organization-snapshot";
+import { namedObjectCounts } from "../support/organization-snapshot";
+import { useProxiedEmulator } from "../support/proxied-emulator";
 
 const COUNT = 40;
 
-let work: string;
-let emu: EmulatorProcess;
-let proxy: FaultProxy;
-let official: TurnkeyClient;
-
-beforeAll(async () => {
-  pulumiBinDir();
-  work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-journal-restore-"));
-  emu = await startEmulatorProcess(path.join(work, "emulator"));
-  // No faults: the proxy only counts the creates, to kill the run in the middle.
-  proxy = await startFaultProxy({ upstream: emu.url, rate: 0, seed: 7 });
-  official = officialClient({ ...emu.bootstrap, baseUrl: emu.url });
-});
-
-afterAll(async () => {
-  await proxy?.close();
-  await emu?.kill();
-  if (work) fs.rmSync(work, { recursive: true, force: true });
-});
-
+const fixture = useProxiedEmulator("journal-restore", 7);
 /** The stack's user tags and policies in the organization, by name, read with the official client. */
-async function census(prefix: string): Promise<Map<string, number>> {
-  const organizationId = emu.bootstrap.organizationId;
-  const { userTags } = await official.listUserTags({ organizationId });
-  const { policies } = await official.getPolicies({ organizationId });
-  const counts = new Map<string, number>();
-  for (const name of [...userTags.map((t) => t.tagName), ...policies.map((p) => p.policyName)]) {
-    if (name.startsWith(`${prefix}-`)) counts.set(name, (counts.get(name) ?? 0) + 1);
-  }
-  return counts;
-}
+const census = (prefix: string) => namedObjectCounts(fixture.official, fixture.emu.bootstrap.organizationId, prefix);
 
 function run(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; output: string }> {
   return new Promise((resolve) => {
@@ -75,10 +44,10 @@ async function killedApply(prefix: string) {
       ? { kind: "UserTag", name: `r${i}`, args: { userTagName: `${prefix}-${i}` } }
       : { kind: "Policy", name: `r${i}`, args: { policyName: `${prefix}-${i}`, effect: "EFFECT_DENY", condition: `activity.type == '${prefix}-${i}'` } },
   );
-  const { handle, workDir } = await yamlStack(work, accessThrough(proxy.url, emu.bootstrap), declared);
+  const { handle, workDir } = await yamlStack(fixture.work, accessThrough(fixture.proxy.url, fixture.emu.bootstrap), declared);
   const envA = stackEnv(handle.stack);
-  proxy.resetCounts();
-  const creates = () => Object.entries(proxy.counts.byPath).filter(([p]) => p.includes("/submit/create_")).reduce((n, [, c]) => n + c, 0);
+  fixture.proxy.resetCounts();
+  const creates = () => Object.entries(fixture.proxy.counts.byPath).filter(([p]) => p.includes("/submit/create_")).reduce((n, [, c]) => n + c, 0);
   await killUpWhen(handle.stack, workDir, () => creates() >= 15);
   const made = await census(prefix);
   const recorded = (await stateResources(handle.stack)).keyform.length;
@@ -91,7 +60,7 @@ async function killedApply(prefix: string) {
 
 /** Runner B: a fresh checkout (the project files git holds), with the restored journal when `saved` is given. */
 function freshRunner(name: string, workDir: string, stackName: string, saved?: string): { dir: string; journal: string } {
-  const dir = path.join(work, name);
+  const dir = path.join(fixture.work, name);
   fs.mkdirSync(dir);
   for (const file of ["Pulumi.yaml", `Pulumi.${stackName}.yaml`]) fs.copyFileSync(path.join(workDir, file), path.join(dir, file));
   const journal = path.join(dir, ".keyform", "journal");
@@ -105,7 +74,7 @@ describe("the create journal restored on a fresh runner", () => {
     const { stack, cleanup } = handle;
     try {
       // The cache save (`if: always()`): runner A's journal folder, and nothing else of A.
-      const saved = path.join(work, "cache", "journal");
+      const saved = path.join(fixture.work, "cache", "journal");
       fs.cpSync(envA.KEYFORM_JOURNAL_DIR!, saved, { recursive: true });
       const { dir, journal } = freshRunner("runner-b", workDir, stack.name, saved);
       const envB = { ...envA, KEYFORM_JOURNAL_DIR: journal };
