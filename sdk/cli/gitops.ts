@@ -13,7 +13,14 @@ import type { Operation } from "../gitops/run";
 
 /** The GitOps modules, loaded when a command runs (they need @pulumi/pulumi). */
 function loadGitops(): typeof import("../gitops") {
-  return require("../gitops") as typeof import("../gitops");
+  try {
+    return require("../gitops") as typeof import("../gitops");
+  } catch (error) {
+    if ((error as { code?: string }).code === "MODULE_NOT_FOUND" && String((error as Error).message).includes("@pulumi/pulumi")) {
+      throw new Error("keyform gitops needs @pulumi/pulumi, keyform's peer dependency: npm install @pulumi/pulumi");
+    }
+    throw error;
+  }
 }
 
 const DESCRIPTIONS: Record<Operation, string> = {
