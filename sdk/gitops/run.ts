@@ -55,34 +55,31 @@ export async function runOperation(operation: Operation, stack: Stack, options: 
     deletes.onEvent(event);
     log.onEvent(event);
   };
+  let access: { markdown: string; failure?: string } | undefined;
   try {
     if (operation === "preview") {
       await stack.preview({ onEvent, refresh });
-      for (const lockout of await credentialLockouts(stack, deletes)) report(lockout);
-      const access = await accessCheck(stack, planned, options.gate);
-      return { ...collector.summary(), accessDiff: access.markdown, ...(access.failure ? { accessFailure: access.failure } : {}) };
+      for (const lockout of await credentialLockouts(stack, deletes)) collector.addError(lockout);
+      access = await accessCheck(stack, planned, options.gate);
     } else if (operation === "up") {
       cleared = await clearPendingOperations(stack);
       // As `pulumi up` does, a preview first: a plan that would lock the stack out (a policy
-      // denying what the plan needs, a delete of the deploying key or user) stops before any write.
-      await stack.preview({ onEvent: (event) => (deletes.onEvent(event), log.onEvent(event)), refresh });
+      // denying what the plan needs, a delete of the deploying key or user) stops before any
+      // write. Its errors (a settings error, a broken policy) are the report's; its steps are not.
+      await stack.preview({ onEvent: (event) => (deletes.onEvent(event), log.onEvent(event), event.diagnosticEvent && collector.onEvent(event)), refresh });
       const lockouts = await credentialLockouts(stack, deletes);
-      for (const lockout of lockouts) report(lockout);
+      for (const lockout of lockouts) collector.addError(lockout);
       if (lockouts.length === 0) await stack.up({ onEvent, refresh });
     } else await stack.previewRefresh({ onEvent });
   } catch (error) {
     // The engine's failure repeats every diagnostic already collected: only a failure nothing explained is reported.
-    if (collector.summary().errors.length === 0) report(firstLine(error));
+    if (collector.summary().errors.length === 0) collector.addError(firstLine(error));
   }
-  const summary = collector.summary();
+  const summary: GitopsReport = collector.summary();
   await nameIds(stack, summary);
-  if (cleared.length === 0) return summary;
-  const adopted = summary.warnings.filter((w) => w.startsWith(ADOPTED_PREFIX));
-  return { ...summary, recovery: { cleared, adopted } };
-
-  function report(message: string): void {
-    collector.addError(message);
-  }
+  if (access !== undefined) Object.assign(summary, { accessDiff: access.markdown }, access.failure ? { accessFailure: access.failure } : {});
+  if (cleared.length > 0) summary.recovery = { cleared, adopted: summary.warnings.filter((w) => w.startsWith(ADOPTED_PREFIX)) };
+  return summary;
 }
 
 /**
