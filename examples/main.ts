@@ -18,7 +18,7 @@ import { sharedServicePace } from "keyform/client";
 import { parseOrgSettings, PROJECT } from "./org/settings";
 import { deployEarnWrapper } from "./org/seed";
 import { keyformEnvironment, localStateDir, openStack } from "./shared/workspace";
-import { credentialLockouts, PlannedCredentialDeletes, stateHoldsDeployingCredentials } from "./gitops/credential-check";
+import { credentialLockouts, PlannedCredentialDeletes, stateHoldsDeployingCredentials } from "../sdk/gitops/credential-check";
 
 const PLANS = ["free", "payg", "pro", "enterprise"] as const;
 type Plan = (typeof PLANS)[number];

@@ -28,7 +28,7 @@ import { startEmulator } from "../sdk/emulator";
 import { PLAN_RATES, type Plan } from "../sdk/emulator/rate-limit";
 import { startFaultProxy } from "../test/support/fault-proxy";
 import { benchPulumiCommand, createBenchStack } from "./bench-stack";
-import { DEFAULT_PARALLEL } from "../examples/shared/parallel";
+import { DEFAULT_PARALLEL } from "../sdk/gitops/parallel";
 import { repoRoot } from "../examples/shared/workspace";
 
 const POLICIES = 100;

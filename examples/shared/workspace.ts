@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import * as path from "node:path";
 import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation";
-import { pulumiParallel } from "./parallel";
+import { pulumiParallel } from "../../sdk/gitops/parallel";
 
 /** The repository root: this file compiles to dist/examples/shared/. */
 export const repoRoot = path.resolve(__dirname, "..", "..", "..");

@@ -7,12 +7,13 @@ import { Command } from "commander";
 import { doctorCommand } from "./doctor";
 import { envCommand } from "./env";
 import { exportCommand } from "./export";
+import { gitopsCommand } from "./gitops";
 import { policyCommand } from "./policy";
 import { serveCommand } from "./serve";
 import { packageVersion } from "./version";
 
 /** The commands, in the order `keyform --help` lists them. */
-const COMMANDS: ReadonlyArray<() => Command> = [serveCommand, envCommand, doctorCommand, exportCommand, policyCommand];
+const COMMANDS: ReadonlyArray<() => Command> = [serveCommand, envCommand, doctorCommand, exportCommand, policyCommand, gitopsCommand];
 
 /** Builds the command tree (exported for tests). */
 export function buildProgram(): Command {

@@ -4,7 +4,7 @@
  * table of who gains and who loses access, proved with Z3 over the organization's users.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accessDiffSection, PlannedPolicies } from "../../examples/gitops/access-diff";
+import { accessDiffSection, PlannedPolicies } from "../../sdk/gitops/access-diff";
 import { createInlineStack } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { emulatorEnv, loadKeyform } from "../resources/harness/engine-harness";

@@ -26,7 +26,7 @@ import { accessThrough, typescriptStack as typescriptDeclaredStack, yamlStack as
 import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { commandOutcome } from "./fail-closed-support";
-import { credentialLockouts, PlannedCredentialDeletes } from "../../examples/gitops/credential-check";
+import { credentialLockouts, PlannedCredentialDeletes } from "../../sdk/gitops/credential-check";
 import { settingsEnv, stackEnv } from "../support/declared-stacks";
 import { repoRoot } from "../support/engine";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";

@@ -60,6 +60,21 @@ describe("keyform and keyform-emulator installed from their tarballs", () => {
     expect(fs.existsSync(path.join(project, "node_modules/keyform/dist/sdk/emulator"))).toBe(false);
   });
 
+  it("every installed package accepts Node 20.17, keyform's lowest (npm warns EBADENGINE for none)", () => {
+    // cookie 2 (through fastify's light-my-request 6.8) requires Node 22; the emulator pins light-my-request 6.6.
+    const semver = require("semver") as { satisfies(version: string, range: string): boolean };
+    const lowest = "20.17.0";
+    const refused: string[] = [];
+    for (const file of fs.readdirSync(path.join(project, "node_modules"), { recursive: true, encoding: "utf8" })) {
+      if (!file.endsWith("package.json") || file.split(path.sep).filter((p) => p === "package.json").length !== 1) continue;
+      const manifest = JSON.parse(fs.readFileSync(path.join(project, "node_modules", file), "utf8")) as { name?: string; version?: string; engines?: { node?: string } };
+      const range = manifest.engines?.node;
+      if (manifest.name && range && !semver.satisfies(lowest, range)) refused.push(`${manifest.name}@${manifest.version} (node ${range})`);
+    }
+    expect(refused).toEqual([]);
+    expect(JSON.parse(fs.readFileSync(path.join(project, "node_modules/cookie/package.json"), "utf8")).version).toMatch(/^1\./);
+  });
+
   it("keyform serve starts and the installed client's calls are answered", { timeout: 300_000 }, async () => {
     const dataDir = path.join(work, "emulator");
     const url = await serve(dataDir);

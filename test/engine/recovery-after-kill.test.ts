@@ -14,12 +14,12 @@ import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import type { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pendingOperations } from "../../examples/gitops/recovery";
+import { pendingOperations } from "../../sdk/gitops/recovery";
 import { accessThrough, FRONT_DOORS, stateResources, killUpWhen, stackEnv, type Declared } from "../support/declared-stacks";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process";
 import { pulumiBinDir, repoRoot } from "../support/engine";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy";
-import { officialClient } from "../support/organization-snapshot";
+import { namedObjectCounts, officialClient } from "../support/organization-snapshot";
 
 const keyformOf = async (stack: Stack) => (await stateResources(stack)).keyform;
 const TIMEOUT = 600_000;
@@ -46,16 +46,7 @@ afterAll(async () => {
 });
 
 /** The stack's user tags and policies in the organization, by name, read with the official client. */
-async function census(prefix: string): Promise<Map<string, number>> {
-  const organizationId = emu.bootstrap.organizationId;
-  const { userTags } = await official.listUserTags({ organizationId });
-  const { policies } = await official.getPolicies({ organizationId });
-  const counts = new Map<string, number>();
-  for (const name of [...userTags.map((t) => t.tagName), ...policies.map((p) => p.policyName)]) {
-    if (name.startsWith(`${prefix}-`)) counts.set(name, (counts.get(name) ?? 0) + 1);
-  }
-  return counts;
-}
+const census = (prefix: string) => namedObjectCounts(official, emu.bootstrap.organizationId, prefix);
 
 
 describe.each([

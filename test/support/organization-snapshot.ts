@@ -133,3 +133,17 @@ export function comparable(raw: unknown, symbols: ReadonlyMap<string, string>, v
   };
   return normalize(raw);
 }
+
+/**
+ * How many user tags and policies of `organizationId` carry each name starting with `${prefix}-`,
+ * read with the official client: a count above 1 is a duplicate, a missing name an object never made.
+ */
+export async function namedObjectCounts(official: TurnkeyClient, organizationId: string, prefix: string): Promise<Map<string, number>> {
+  const { userTags } = await official.listUserTags({ organizationId });
+  const { policies } = await official.getPolicies({ organizationId });
+  const counts = new Map<string, number>();
+  for (const name of [...userTags.map((t) => t.tagName), ...policies.map((p) => p.policyName)]) {
+    if (name.startsWith(`${prefix}-`)) counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return counts;
+}

@@ -1,6 +1,7 @@
 import type { EngineEvent, StepEventMetadata } from "@pulumi/pulumi/automation";
 import { describe, expect, it } from "vitest";
-import { renderMarkdown, SummaryCollector } from "../../examples/gitops/summary";
+import { RunLog } from "../../sdk/gitops/run-log";
+import { MASKED, renderMarkdown, SummaryCollector } from "../../sdk/gitops/summary";
 
 const TYPE = "pulumi-nodejs:dynamic/keyform:Policy";
 const urn = (name: string, type = TYPE) => `urn:pulumi:dev::keyform-org::${type}::${name}`;
@@ -166,5 +167,48 @@ describe("SummaryCollector", () => {
     bare.onEvent({ sequence: 1, timestamp: 0, diagnosticEvent: { message: "preview failed", color: "never", severity: "error" } });
     expect(bare.summary().errorGroups).toEqual([{ cause: "preview failed", count: 1, resources: [] }]);
   });
+
+  it("gives every changed field's value before and after, secrets masked", () => {
+    const collector = new SummaryCollector("preview", "dev");
+    const secret = { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: "s3cr3t-value" };
+    collector.onEvent(
+      step({
+        op: "update",
+        urn: urn("quorum"),
+        old: state({ policyName: "q", condition: "activity.type == 'A'", notes: "n" }),
+        new: state({ policyName: "q", condition: "activity.type == 'B'", notes: "n", webhookToken: "t0ken-value", extra: secret }),
+      }),
+    );
+    const summary = collector.summary();
+    expect(summary.changes[0]!.values).toEqual([
+      { field: "condition", before: "activity.type == 'A'", after: "activity.type == 'B'" },
+      { field: "extra", after: MASKED },
+      { field: "webhookToken", after: MASKED },
+    ]);
+    const markdown = renderMarkdown(summary);
+    expect(markdown).toContain("- `quorum` `condition`: `activity.type == 'A'` → `activity.type == 'B'`");
+    expect(markdown).toContain("- `quorum` `webhookToken`: _(unset)_ → `[secret]`");
+    expect(markdown).not.toContain("s3cr3t-value");
+    expect(markdown).not.toContain("t0ken-value");
+  });
+
+  it("shows the values of a drifted field", () => {
+    const drift = new SummaryCollector("drift", "dev");
+    drift.onEvent(step({ op: "update", urn: urn("ops"), old: state({ userTagName: "ops" }), new: state({ userTagName: "ops-renamed" }) }));
+    expect(renderMarkdown(drift.summary())).toContain("- `ops` `userTagName`: `ops` → `ops-renamed`");
+  });
 });
 
+describe("RunLog", () => {
+  it("prints one line per step, and no diagnostics: the report at the end gives each error once", () => {
+    let printed = "";
+    const log = new RunLog((text) => (printed += text));
+    log.onEvent({ sequence: 1, timestamp: 0, resOutputsEvent: { metadata: { op: "create", urn: urn("ops"), type: TYPE, provider: "" } as StepEventMetadata, planning: false } });
+    log.onEvent({ sequence: 2, timestamp: 0, resOutputsEvent: { metadata: { op: "same", urn: urn("qa"), type: TYPE, provider: "" } as StepEventMetadata, planning: false } });
+    const settings = "keyform: the provider settings do not work: the service at http://127.0.0.1:8090 refused the API key 02aa in organization o-1 (whoami: unauthenticated); check keyform:apiPublicKey (KEYFORM_API_PUBLIC_KEY)";
+    for (let i = 0; i < 23; i++) {
+      log.onEvent({ sequence: i, timestamp: 0, diagnosticEvent: { urn: urn(`r${i}`), message: `Preview failed: UserTag 6f1c${i}: read: ${settings}\n`, color: "never", severity: "error" } });
+    }
+    expect(printed).toBe("  create keyform:Policy ops\n");
+  });
+});

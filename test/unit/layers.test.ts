@@ -55,6 +55,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   policy: ["wire"],
   client: ["wire", "protocol", "crypto"],
   emulator: ["wire", "protocol", "crypto", "policy", "emulator-contract"],
+  gitops: ["wire", "protocol", "crypto", "policy", "client", "resources"],
 };
 
 const imports = sdkImports();

@@ -94,6 +94,10 @@ describe("the two packages", () => {
     expect(keyformFiles.filter((f) => f.startsWith("dist/sdk/emulator/") || f.endsWith(".map"))).toEqual([]);
     expect(keyformFiles).toContain("dist/sdk/protocol/verify-stamp.js");
     expect(keyformFiles).toContain("dist/sdk/emulator-contract.d.ts");
+    // The GitOps kit: the commands, the action, the GitLab template and the Pulumi installer.
+    for (const file of ["dist/sdk/cli/gitops.js", "dist/sdk/gitops/index.js", "action.yml", ".gitlab/keyform.gitlab-ci.yml", "scripts/install-pulumi", "scripts/pulumi-language-nodejs/main.go"]) {
+      expect(keyformFiles).toContain(file);
+    }
     // The emulator holds its own code only.
     expect(emulatorFiles.filter((f) => !f.startsWith("dist/sdk/emulator/") && !["LICENSE", "README.md", "package.json"].includes(f))).toEqual([]);
     expect(emulatorFiles).toContain("dist/sdk/emulator/index.js");

@@ -6,7 +6,7 @@
  * here from the old and new inputs (or, for a refresh, the old and new outputs) of each step.
  */
 import type { EngineEvent, OpType, StepEventMetadata } from "@pulumi/pulumi/automation";
-import { URN_INPUT } from "../../sdk/resources/runtime/plan-census";
+import { URN_INPUT } from "../resources/runtime/plan-census";
 
 export type ChangeKind = "create" | "update" | "replace" | "delete" | "drift";
 
@@ -17,7 +17,21 @@ export interface ResourceChange {
   name: string;
   /** Top-level properties whose value changes (or drifted); empty for creates and deletes. */
   fields: string[];
+  /** Each changed field's value before and after, as shown to a reader (secrets masked). */
+  values: FieldChange[];
 }
+
+/** One changed field, its values as text: `before` absent when the field was unset, `after` when it is removed. */
+export interface FieldChange {
+  field: string;
+  before?: string;
+  after?: string;
+  /** The organization's names of ids the values hold (users, tags), for the reader. */
+  names?: Record<string, string>;
+}
+
+/** An id of the service (a UUID). */
+export const ID_PATTERN = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/giu;
 
 /** Errors with the same cause, folded into one entry. */
 export interface ErrorGroup {
@@ -59,6 +73,39 @@ const STEP_KINDS: Partial<Record<OpType, ChangeKind>> = {
  */
 const INTERNAL_KEYS = new Set(["__provider", "__inputs", URN_INPUT, "organizationId"]);
 
+/** What a masked value reads as, in the report and the log. */
+export const MASKED = "[secret]";
+
+/**
+ * Fields whose values never appear in a report: private keys, passphrases, tokens. Pulumi masks
+ * the values it knows are secret (its signature object); these names catch the rest.
+ */
+const SECRET_FIELD = /private|secret|password|passphrase|token|mnemonic|credential/iu;
+
+/** Pulumi's marker of a secret value in a serialized property. */
+const SECRET_SIGNATURE = "4dabf18193072939515e22adb298388d";
+
+/** A value as the report shows it: a string as is, anything else as JSON, a secret masked. */
+export function displayValue(field: string, value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (SECRET_FIELD.test(field)) return MASKED;
+  const text = typeof value === "string" ? value : JSON.stringify(value, (_key, v: unknown) => (isSecretValue(v) ? MASKED : v));
+  return text === `"${MASKED}"` ? MASKED : text;
+}
+
+function isSecretValue(value: unknown): boolean {
+  return typeof value === "object" && value !== null && SECRET_SIGNATURE in value;
+}
+
+/** The before and after of each of `fields`. */
+function fieldValues(fields: readonly string[], before: Record<string, unknown> = {}, after: Record<string, unknown> = {}): FieldChange[] {
+  return fields.map((field) => {
+    const old = isSecretValue(before[field]) ? MASKED : displayValue(field, before[field]);
+    const next = isSecretValue(after[field]) ? MASKED : displayValue(field, after[field]);
+    return { field, ...(old !== undefined ? { before: old } : {}), ...(next !== undefined ? { after: next } : {}) };
+  });
+}
+
 function changedFields(before: Record<string, unknown> = {}, after: Record<string, unknown> = {}): string[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
   return [...keys]
@@ -79,16 +126,17 @@ function changeFromStep(meta: StepEventMetadata, operation: ChangeSummary["opera
     // A refresh reports a drifted resource as an update (or a refresh step) whose outputs
     // differ, and one deleted by hand as a delete.
     if (stepKind === "delete" || (meta.new === undefined && meta.op === "refresh")) {
-      return { kind: "delete", urn: meta.urn, type: meta.type, name, fields: [] };
+      return { kind: "delete", urn: meta.urn, type: meta.type, name, fields: [], values: [] };
     }
     const fields = changedFields(meta.old?.outputs, meta.new?.outputs);
-    return fields.length > 0 ? { kind: "drift", urn: meta.urn, type: meta.type, name, fields } : undefined;
+    const values = fieldValues(fields, meta.old?.outputs, meta.new?.outputs);
+    return fields.length > 0 ? { kind: "drift", urn: meta.urn, type: meta.type, name, fields, values } : undefined;
   }
   let fields: string[] = [];
   if (stepKind === "update" || stepKind === "replace") {
     fields = meta.diffs?.length ? meta.diffs.filter((key) => !INTERNAL_KEYS.has(key)).sort() : changedFields(meta.old?.inputs, meta.new?.inputs);
   }
-  return { kind: stepKind, urn: meta.urn, type: meta.type, name, fields };
+  return { kind: stepKind, urn: meta.urn, type: meta.type, name, fields, values: fieldValues(fields, meta.old?.inputs, meta.new?.inputs) };
 }
 
 /**
@@ -116,7 +164,7 @@ function withoutSubject(message: string): string {
 /** Ids, addresses, keys and quoted names, each replaced by what it is. */
 function normalizeIdentifiers(text: string): string {
   return text
-    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/giu, "<id>")
+    .replace(ID_PATTERN, "<id>")
     .replace(/\b0x[0-9a-f]+\b/giu, "<address>")
     .replace(/\bsha256:[0-9a-f]+\b/giu, "<fingerprint>")
     .replace(/\b[0-9a-f]{16,}\b/giu, "<key>")
@@ -164,7 +212,7 @@ export function groupErrors(errors: ReadonlyArray<{ message: string; urn?: strin
  * A settings error as the report shows it: the URL and key it names stay (they are what to
  * check), the resource it happened to be met by goes.
  */
-function settingsCause(message: string): string {
+export function settingsCause(message: string): string {
   return withoutSubject(message);
 }
 
@@ -252,6 +300,20 @@ function countLine(summary: ChangeSummary): string {
     .join(", ");
 }
 
+/** A value as inline code, whatever backticks it holds; "(unset)" when absent. */
+function code(value: string | undefined): string {
+  if (value === undefined) return "_(unset)_";
+  const text = value.replace(/\n+/gu, " ");
+  const fence = text.includes("`") ? "``" : "`";
+  return `${fence}${fence === "``" ? " " : ""}${text}${fence === "``" ? " " : ""}${fence}`;
+}
+
+/** "`field`: `before` → `after`", and the names of the ids they hold. */
+export function fieldLine(change: FieldChange): string {
+  const named = Object.entries(change.names ?? {}).map(([id, name]) => `\`${id.slice(0, 8)}…\` = ${name}`);
+  return `\`${change.field}\`: ${code(change.before)} → ${code(change.after)}${named.length > 0 ? ` (${named.join(", ")})` : ""}`;
+}
+
 /** Renders a summary as Markdown for a pull request comment. */
 export function renderMarkdown(summary: ChangeSummary): string {
   const lines = [`### ${HEADINGS[summary.operation]} (stack \`${summary.stack}\`)`, ""];
@@ -265,6 +327,13 @@ export function renderMarkdown(summary: ChangeSummary): string {
       const type = change.type.replace("pulumi-nodejs:dynamic/", "");
       const fields = change.fields.length > 0 ? change.fields.map((f) => `\`${f}\``).join(", ") : "";
       lines.push(`| ${verbs[change.kind]} | \`${change.name}\` | ${type} | ${fields} |`);
+    }
+  }
+  const detailed = summary.changes.filter((c) => c.values.length > 0);
+  if (detailed.length > 0) {
+    lines.push("", "**Changed fields** (before → after)", "");
+    for (const change of detailed) {
+      for (const v of change.values) lines.push(`- \`${change.name}\` ${fieldLine(v)}`);
     }
   }
   if (summary.warnings.length > 0) {

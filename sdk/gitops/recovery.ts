@@ -1,5 +1,5 @@
 /**
- * @module examples/gitops/recovery
+ * @module gitops/recovery
  * A clean state after a killed run. A `pulumi up` killed mid-way leaves "pending operations"
  * in the stack's state: creates (or updates, deletes) the engine started and never heard back
  * about. Pulumi keeps them through later runs, with a warning each time, until someone runs
@@ -7,7 +7,7 @@
  *
  * keyform's creates recognise an earlier run's work (the 409 on a unique name, or the
  * activity history: `sdk/resources/runtime/framework.ts`), so the pending records carry no
- * information the next `up` needs: the runner removes them from the state before its `up`
+ * information the next `up` needs: `keyform gitops up` removes them from the state before its `up`
  * (what `--clear-pending-creates` does, for every kind of pending operation), and that `up`
  * adopts each object the killed run made and creates the ones it never got to. The report
  * names both: the operations cleared, and the objects adopted (the providers' "keyform:

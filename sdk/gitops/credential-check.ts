@@ -6,21 +6,13 @@
  * (KEYFORM_ALLOW_LOCKOUT) lets a deliberate hand-over through.
  */
 import type { Stack } from "@pulumi/pulumi/automation";
-import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
-import { KeyformClient } from "../../sdk/client/client";
-import { sharedServicePace } from "../../sdk/client/service-pace";
-import { PlannedCredentialDeletes } from "../../sdk/resources/runtime/credential-deletes";
-import { requireSetting, resolveSettings } from "../../sdk/resources/runtime/settings";
+import { PlannedCredentialDeletes } from "../resources/runtime/credential-deletes";
+import { requireSetting } from "../resources/runtime/settings";
+import { settingsClient, stackSettings } from "./stack-client";
 
 export { PlannedCredentialDeletes };
 
 const OPT_OUT = "set keyform:allowLockout (KEYFORM_ALLOW_LOCKOUT) to true for a deliberate hand-over";
-
-/** The settings the stack's providers see: its `keyform:*` config, then `env`. */
-async function settingsOf(stack: Stack, env: NodeJS.ProcessEnv) {
-  const config = await stack.getAllConfig();
-  return resolveSettings((name) => config[name]?.value, env);
-}
 
 /**
  * Whether the stack's state holds the API key keyform signs with or the user it belongs to: only
@@ -36,16 +28,10 @@ export async function stateHoldsDeployingCredentials(stack: Stack, env: NodeJS.P
 /** The messages naming each planned delete of the deploying key or user (none with allowLockout, unless `always`). */
 export async function credentialLockouts(stack: Stack, planned: PlannedCredentialDeletes, env: NodeJS.ProcessEnv = process.env, always = false): Promise<string[]> {
   if (planned.planned.length === 0) return [];
-  const settings = await settingsOf(stack, env);
+  const settings = await stackSettings(stack, env);
   if (settings.allowLockout && !always) return [];
   const purpose = "the preview's check of planned credential deletes";
   const apiPublicKey = requireSetting(settings, "apiPublicKey", purpose);
-  const client = new KeyformClient({
-    baseUrl: settings.baseUrl,
-    organizationId: requireSetting(settings, "organizationId", purpose),
-    stamper: new ApiKeyStamper({ apiPublicKey, apiPrivateKey: requireSetting(settings, "apiPrivateKey", purpose) }),
-    // Paced like the providers: on a limited plan this read must not cost a 429.
-    rateLimiter: sharedServicePace(settings.baseUrl, settings.maxRequestsPerSecond),
-  });
+  const client = settingsClient(settings, purpose);
   return (await planned.lockouts(client, apiPublicKey)).map((m) => `${m}. Sign with another key first, or ${OPT_OUT}`);
 }

@@ -6,11 +6,11 @@
  * what, for the pull request comment.
  */
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
-import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
-import { KeyformClient } from "../../sdk/client/client";
-import { diffPolicies, formatAccessDiffMarkdown, type PolicyRecord } from "../../sdk/policy";
-import { lockoutCheck } from "../../sdk/policy/smt/properties";
-import { requireSetting, resolveSettings } from "../../sdk/resources/runtime/settings";
+import type { KeyformClient } from "../client/client";
+import { diffPolicies, type PolicyRecord } from "../policy";
+import { lockoutCheck } from "../policy/smt/properties";
+import { stackClient } from "./stack-client";
+import { accessTableMarkdown, organizationNames } from "./access-table";
 
 const POLICY_TYPE = /keyform:Policy$/;
 const IGNORED_OPS = new Set(["same", "read", "refresh", "create-replacement", "delete-replaced", "discard-replaced"]);
@@ -56,18 +56,6 @@ export class PlannedPolicies {
   }
 }
 
-/** A client of the stack's organization: stack config `keyform:*` first, then the KEYFORM_* environment. */
-async function clientOf(stack: Stack): Promise<KeyformClient> {
-  const config = await stack.getAllConfig();
-  const settings = resolveSettings((name) => config[name]?.value);
-  const purpose = "the access diff of a preview";
-  return new KeyformClient({
-    baseUrl: settings.baseUrl,
-    organizationId: requireSetting(settings, "organizationId", purpose),
-    stamper: new ApiKeyStamper({ apiPublicKey: requireSetting(settings, "apiPublicKey", purpose), apiPrivateKey: requireSetting(settings, "apiPrivateKey", purpose) }),
-  });
-}
-
 /** What the preview's access check found: the Markdown section, and why the preview must fail (if it must). */
 export interface AccessCheck {
   readonly markdown: string;
@@ -99,14 +87,16 @@ export async function accessCheck(stack: Stack, planned: PlannedPolicies, gate: 
 }
 
 async function provedSection(stack: Stack, planned: PlannedPolicies, gate: AccessGate): Promise<AccessCheck> {
-  const client = await clientOf(stack);
+  const client = await stackClient(stack, "the access diff of a preview");
   const live: PolicyRecord[] = (await client.listPolicies()).policies.map((p) => ({ ...p, time: p.time ?? null }));
   const roots = await rootUserIds(client);
-  const users = (await client.listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName, root: roots.has(u.userId) }));
+  const listed = (await client.listUsers()).users;
+  const users = listed.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName, root: roots.has(u.userId) }));
+  const names = organizationNames(listed, (await client.listUserTags()).userTags);
   const after = planned.apply(live);
-  const diff = await diffPolicies(live, after, { users });
+  const diff = await diffPolicies(live, after, { users, names: { ...names.tags, ...names.users } });
   const lockout = await lockoutCheck(live, after, gate.breakGlassTag);
-  let markdown = formatAccessDiffMarkdown(diff);
+  let markdown = accessTableMarkdown(diff, names);
   if (gate.breakGlassTag !== undefined) {
     markdown += `\n_Lockout: ${lockout.rootQuorum}; break-glass tag ${gate.breakGlassTag}: ${lockout.lost.length > 0 ? `**loses ${lockout.lost.join(", ")}**` : lockout.proved ? "keeps its policy-management access (proved)" : "keeps it as far as found (not proved)"}._\n`;
   }
