@@ -190,7 +190,7 @@ export function registryInstallation(version: string): string {
     "",
     "- TypeScript/JavaScript: `npm install keyform @pulumi/pulumi` (the classes are Pulumi dynamic resources: no plugin needed).",
     "- Pulumi YAML and every other language use the resource provider plugin `pulumi-resource-keyform`, which the npm",
-    "  package carries (it needs Node.js 20 or later). Install the package in the project folder and name its `bin`",
+    "  package carries (it needs Node.js 20.17 or later). Install the package in the project folder and name its `bin`",
     "  folder in the `packages` section of `Pulumi.yaml`; the engine then runs the plugin from there, with no plugin",
     "  install:",
     "",
