@@ -226,7 +226,7 @@ export function gateExitCode(diff: AccessDiff, gate: boolean, io: Output = stdio
   if (!gate) return 0;
   const gains = diff.changes.filter((c) => c.direction === "gains" && c.confirmed);
   if (gains.length > 0) {
-    io.err(`--no-new-access: ${gains.length} change${gains.length === 1 ? "" : "s"} give${gains.length === 1 ? "s" : ""} access (${[...new Set(gains.flatMap((c) => c.users))].slice(0, 5).join(", ")})\n`);
+    io.err(`--no-new-access: ${gains.length} change${gains.length === 1 ? "" : "s"} give${gains.length === 1 ? "s" : ""} access (${[...new Set(gains.flatMap((c) => (c.users.length > 0 ? c.users.map((u) => u.name) : [c.who])))].slice(0, 5).join(", ")})\n`);
     return 1;
   }
   if (!diff.proved) {

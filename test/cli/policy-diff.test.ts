@@ -35,7 +35,7 @@ describe("keyform policy diff", () => {
     const users = write("users.json", { users: [{ userId: "u-ops", userTags: ["tag-ops"], userName: "ops" }, { id: "u-dev", tags: [] }] });
     const shown = await keyform("policy", "diff", before, after, "--users", users);
     expect(shown.code).toBe(0);
-    // Users are shown by name; the proof covers any user, the table names the organization's.
+    // The organization's users are the principals, shown by name (ids in the JSON).
     expect(shown.stdout).toMatch(/GAINS ops · SIGN_TRANSACTION · alone · wallet w-cold · OUTCOME_DENY_IMPLICIT → OUTCOME_ALLOW/);
     expect(shown.stdout).toMatch(/GAINS ops, u-dev · SIGN_TRANSACTION · with approvers · wallet w-cold/);
     expect(shown.stdout).toMatch(/witness: SIGN_TRANSACTION_V2; approved by .*params \{"signWith":"[^"]+","unsignedTransaction":"0x00","type":"TRANSACTION_TYPE_ETHEREUM"\}; wallet.id = 'w-cold'/);
@@ -45,7 +45,8 @@ describe("keyform policy diff", () => {
     expect(gate.stderr).toMatch(/--no-new-access: \d+ changes give access \(ops, u-dev\)/);
     const narrowing = await keyform("policy", "diff", after, before, "--users", users, "--no-new-access", "--json");
     expect(narrowing.code).toBe(0);
-    const diff = JSON.parse(narrowing.stdout) as { changes: { direction: string; confirmed: boolean }[] };
+    const diff = JSON.parse(narrowing.stdout) as { changes: { direction: string; confirmed: boolean; users: { id: string; name: string }[] }[] };
+    expect(diff.changes.flatMap((c) => c.users)).toContainEqual({ id: "u-ops", name: "ops" });
     expect(diff.changes.length).toBeGreaterThan(0);
     expect(diff.changes.every((c) => c.direction === "loses")).toBe(true);
     expect(diff.changes.every((c) => c.confirmed)).toBe(true);
@@ -56,7 +57,8 @@ describe("keyform policy diff", () => {
     const exported = write("stack.json", { deployment: { resources: [{ type: "pulumi-nodejs:dynamic/keyform:Policy", outputs: { policyId: "p-1", ...policies[0] } }] } });
     const result = await keyform("policy", "diff", exported, write("same.json", policies), "--no-new-access");
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^no access changes: proved for every user with any tags and approvers, every version of every activity type/);
+    expect(result.stdout).toMatch(/^no access changes: proved for any user with any tags \(symbolic principals\), every activity type and version of the service's catalog/);
+    expect(result.stdout).toMatch(/principals: symbolic: any user with any tags/);
   });
 
   it("a bad file is a clear error naming the entry", async () => {
@@ -87,7 +89,7 @@ describe("keyform policy diff", () => {
       expect(result.code).toBe(1);
       expect(result.stdout).toMatch(/GAINS diff-bot · DELETE_USER_TAGS[^\n]* · alone/);
       // The root user is never listed: the root quorum bypasses policies.
-      expect(result.stdout).toMatch(/1 users of the organization label the table/);
+      expect(result.stdout).toMatch(/principals: the organization's 1 users \(root quorum members left out\)/);
       const same = await keyform("policy", "diff", "live", "live", "--data", t.dataDir, "--no-new-access");
       expect(same.code).toBe(0);
       expect(same.stdout).toMatch(/^no access changes/);
@@ -95,7 +97,7 @@ describe("keyform policy diff", () => {
 
     it("names the organization's wallets and tags in the table, not their ids", async () => {
       const { walletId } = await t.client.createWallet({ walletName: "Treasury", accounts: [] });
-      const { userTagId } = await t.client.createUserTag({ userTagName: "signers", userIds: [] });
+      const { userTagId } = await t.client.createUserTag({ userTagName: "signers", userIds: [botId] });
       const declared = write("signing.json", [{ policyName: "signers sign", effect: "EFFECT_ALLOW", condition: `activity.kind == 'SIGN_TRANSACTION' && wallet.id == '${walletId}'`, consensus: `approvers.any(u, u.tags.contains('${userTagId}'))` }]);
       const result = await keyform("policy", "diff", write("none.json", []), declared, "--data", t.dataDir);
       expect(result.code).toBe(0);

@@ -36,7 +36,8 @@ function sample(schema: z.ZodType, name: string, depth = 0): unknown {
     case "pipe":
       return sample(def.in!, name, depth);
     case "array":
-      return [];
+      // One item where the schema wants at least one.
+      return schema.safeParse([]).success || depth > 6 ? [] : [sample(def.element!, name.replace(/s$/, ""), depth + 1)];
     case "enum":
       return Object.values(def.entries ?? {})[0];
     case "literal":
@@ -87,6 +88,7 @@ export function requiredParameters(type: string): Record<string, unknown> {
   if (!info) return {};
   const out: Record<string, unknown> = {};
   for (const field of REQUEST_ONLY_FIELDS[type]?.split(" ") ?? []) out[camel(field)] = sampleByName(field);
+  for (const [field, required] of Object.entries(info.requestFields)) if (required) out[camel(field)] ??= sampleByName(field);
   for (const [field, required] of Object.entries(info.params)) if (required) out[camel(field)] = sampleByName(field);
   return out;
 }
@@ -106,4 +108,21 @@ const REQUEST_ONLY_FIELDS: Readonly<Record<string, string>> = {
 /** `snake_case` → `camelCase` at the top level (conditions read params in snake_case; clients send camelCase). */
 export function camelCaseKey(key: string): string {
   return camel(key);
+}
+
+/**
+ * Why a witness is not a request a client could submit, or undefined when it is: its type must
+ * be one of the catalog's, and its parameters must be valid under the type's wire schema (for
+ * the types keyform sends; the others carry their required fields by construction).
+ */
+export function witnessProblem(witness: { readonly type: string; readonly parameters?: unknown; readonly approvers?: readonly unknown[] }): string | undefined {
+  if (activityTypeInfo(witness.type) === undefined) return `${witness.type} is not an activity type of the service's catalog`;
+  if ((witness.approvers ?? []).length === 0) return `${witness.type}: no submitter`;
+  requiredParameters(witness.type);
+  const def = byType!.get(witness.type);
+  if (def === undefined) return undefined;
+  const parsed = def.parameters.safeParse(witness.parameters ?? {});
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0]!;
+  return `${witness.type}: parameters.${issue.path.join(".")}: ${issue.message}`;
 }
