@@ -61,6 +61,41 @@ describe("keyform policy diff", () => {
     expect(result.stdout).toMatch(/principals: symbolic: any user with any tags/);
   });
 
+  it("one truth: --break-glass agrees with the table, and `can` with simulate, over the organization's users", async () => {
+    const oncall = (consensus: string) => [{ policyName: "oncall policies", effect: "EFFECT_ALLOW", condition: "activity.resource == 'POLICY'", consensus }];
+    const before = write("bg-before.json", oncall("approvers.any(u, u.tags.contains('tag-oncall'))"));
+    const after = write("bg-after.json", oncall("approvers.filter(u, u.tags.contains('tag-oncall')).count() >= 2"));
+    const users = write("bg-users.json", { users: [{ id: "u-alice", tags: ["tag-oncall"], alias: "alice" }, { id: "u-bob", tags: [], alias: "bob" }] });
+    const run = await keyform("policy", "diff", before, after, "--users", users, "--break-glass", "tag-oncall");
+    expect(run.stdout).toMatch(/LOSES alice · CREATE_POLICIES, CREATE_POLICY/);
+    expect(run.stdout).toMatch(/break-glass tag tag-oncall: LOSES CREATE_POLICIES, CREATE_POLICY/);
+    expect(run.stdout).not.toMatch(/keeps its recovery access/);
+    expect(run.code).toBe(1);
+    // `can` names no version the service does not have: its answer is simulate's on the real request.
+    const policies = write("export.json", [
+      { policyName: "wallets", effect: "EFFECT_ALLOW", condition: "activity.resource == 'WALLET'" },
+      { policyName: "no cold", effect: "EFFECT_DENY", condition: "activity.kind == 'EXPORT_WALLET' && wallet.id == 'w-cold'" },
+    ]);
+    const cold = await keyform("policy", "can", "alice", "EXPORT_WALLET", "w-cold", "--policies", policies, "--users", users);
+    expect(cold.stdout).toMatch(/alone: no \(proved\)/);
+    expect(cold.code).toBe(1);
+    const simulated = await keyform("policy", "simulate", "--policies", policies, "--type", "ACTIVITY_TYPE_EXPORT_WALLET", "--parameters", JSON.stringify({ walletId: "w-cold", targetPublicKey: "04" }), "--approver", "u-alice", "--json");
+    expect(simulated.code).toBe(0);
+    expect((JSON.parse(simulated.stdout) as { outcome: string }).outcome).toBe("OUTCOME_DENY_EXPLICIT");
+    const hot = await keyform("policy", "can", "alice", "EXPORT_WALLET", "w-hot", "--policies", policies, "--users", users, "--json");
+    expect(hot.code).toBe(0);
+    const witness = (JSON.parse(hot.stdout) as { answers: { how: string; witness: { type: string; approvers: { id: string; tags: string[] }[] } }[] }).answers.find((a) => a.how === "alone")!.witness;
+    expect(witness.type).toBe("ACTIVITY_TYPE_EXPORT_WALLET");
+    expect(witness.approvers).toEqual([{ id: "u-alice", tags: ["tag-oncall"], email: "", alias: "alice" }]);
+    const replayed = await keyform("policy", "simulate", "--policies", policies, "--activity", write("hot-witness.json", witness), "--expect", "allow");
+    expect(replayed.code).toBe(0);
+    const unknown = await keyform("policy", "can", "alice", "EXPORT_WALLET_V2", "--policies", policies, "--users", users);
+    expect(unknown.code).toBe(0);
+    const madeUp = await keyform("policy", "can", "alice", "DELETE_POLICIES_NEXT", "--policies", policies, "--users", users);
+    expect(madeUp.code).not.toBe(0);
+    expect(madeUp.stderr).toMatch(/<kind>: "DELETE_POLICIES_NEXT" is not an activity kind of the service's catalog/);
+  });
+
   it("a bad file is a clear error naming the entry", async () => {
     const result = await keyform("policy", "diff", write("bad.json", [{ policyName: "x", effect: "ALLOW" }]), write("ok.json", []));
     expect(result.code).not.toBe(0);
