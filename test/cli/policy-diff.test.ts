@@ -79,7 +79,8 @@ describe("keyform policy diff", () => {
     const cold = await keyform("policy", "can", "alice", "EXPORT_WALLET", "w-cold", "--policies", policies, "--users", users);
     expect(cold.stdout).toMatch(/alone: no \(proved\)/);
     expect(cold.code).toBe(1);
-    const simulated = await keyform("policy", "simulate", "--policies", policies, "--type", "ACTIVITY_TYPE_EXPORT_WALLET", "--parameters", JSON.stringify({ walletId: "w-cold", targetPublicKey: "04" }), "--approver", "u-alice", "--json");
+    const request = { type: "ACTIVITY_TYPE_EXPORT_WALLET", parameters: { walletId: "w-cold", targetPublicKey: "04" }, approvers: [{ id: "u-alice", tags: ["tag-oncall"] }], keywords: { wallet: { id: "w-cold", imported: false, exported: false, label: "" } } };
+    const simulated = await keyform("policy", "simulate", "--policies", policies, "--activity", write("cold.json", request), "--json");
     expect(simulated.code).toBe(0);
     expect((JSON.parse(simulated.stdout) as { outcome: string }).outcome).toBe("OUTCOME_DENY_EXPLICIT");
     const hot = await keyform("policy", "can", "alice", "EXPORT_WALLET", "w-hot", "--policies", policies, "--users", users, "--json");
