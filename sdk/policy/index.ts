@@ -67,7 +67,8 @@ export function checkPolicy(policy: DeclaredExpressions): PropertyDiagnostic[] {
     const condition = text.trim() === "" ? undefined : compiledExpression("condition", text);
     if (!condition || condition.expr) {
       const present = (text: string | null | undefined) => text !== undefined && text !== null && text.trim() !== "";
-      const shape = { effect: policy.effect, condition: condition?.expr, hasConsensus: present(policy.consensus), hasTime: present(policy.time) };
+      const consensus = present(policy.consensus) ? compiledExpression("consensus", policy.consensus!).expr : undefined;
+      const shape = { effect: policy.effect, condition: condition?.expr, hasConsensus: present(policy.consensus), ...(consensus ? { consensus } : {}), hasTime: present(policy.time) };
       const policyLints = [...lintSigningScope(policy.effect, condition?.expr), ...lintCoverage(shape), ...lintPolicyPitfalls(policy.effect, condition?.expr)];
       for (const d of policyLints) found.push({ ...d, property: "condition" });
     }
