@@ -26,7 +26,7 @@ export { formatDiagnostic, PolicyEvaluationError, PolicySyntaxError, type Diagno
 export { evaluateExpression, Instant, type EvaluationInput } from "./evaluate";
 export { parseExpression } from "./parser";
 export { ACTIONS, CHAIN_KEYWORDS, EXPRESSION_KINDS, KEYWORDS, RESOURCES, typeName, type ExpressionKind, type Type } from "./types";
-export { simulate, type SimulatedActivity, type SimulatedCredential, type SimulatedUser, type Simulation } from "./simulate";
+export { simulate, simulateVotes, type SimulatedActivity, type SimulatedCredential, type SimulatedUser, type Simulation } from "./simulate";
 export { declaredPolicies } from "./declared";
 export { activityCatalog, activityTypeInfo, keywordAvailable, keywordsFor, latestTypeOf, UNIVERSAL_KEYWORDS, type ActivityTypeInfo } from "./catalog";
 export { documentedKinds, documentedParams, kindsWithoutFacts } from "./documented";

@@ -4,7 +4,7 @@
  * the labeller's reductions (policies whose condition fails left out, users grouped by tags).
  */
 import { describe, expect, it } from "vitest";
-import { simulate, type PolicyRecord } from "../../sdk/policy";
+import { simulateVotes, type PolicyRecord } from "../../sdk/policy";
 import { diffPolicies, type AccessChange, type DiffUser } from "../../sdk/policy/smt/diff";
 import { UserLabels } from "../../sdk/policy/smt/labels";
 
@@ -39,7 +39,7 @@ const after: PolicyRecord[] = [
   allow("by-alias", "activity.resource == 'USER' && activity.action == 'DELETE'", "approvers.any(u, u.alias == 'user 11' || u.tags.contains('tag-3'))"),
 ];
 
-/** Every user for whom the witness, submitted by them with the same approvals (in the submitter's place, or first when they approve), changes as the change says. */
+/** Every user for whom the witness, submitted by them with the same approvals (in the submitter's place, or first when they approve) voting in turn, changes as the change says. */
 function oracle(change: AccessChange, b4: readonly PolicyRecord[], af: readonly PolicyRecord[]): string[] {
   const given = change.how === "alone" ? [] : (change.witness.approvers ?? []);
   return users
@@ -47,7 +47,7 @@ function oracle(change: AccessChange, b4: readonly PolicyRecord[], af: readonly 
       const submitter = { id: u.id, tags: u.tags ?? [], email: u.email ?? "", alias: u.alias ?? "" };
       const others = given.some((o) => o.id === u.id) ? given.filter((o) => o.id !== u.id) : given.slice(1);
       const activity = { ...change.witness, approvers: [submitter, ...others] };
-      const [b, a] = [simulate(b4, activity).outcome === "OUTCOME_ALLOW", simulate(af, activity).outcome === "OUTCOME_ALLOW"];
+      const [b, a] = [simulateVotes(b4, activity).outcome === "OUTCOME_ALLOW", simulateVotes(af, activity).outcome === "OUTCOME_ALLOW"];
       return change.direction === "gains" ? !b && a : b && !a;
     })
     .map((u) => u.id)

@@ -23,7 +23,7 @@
 import type { CheckSatResult } from "z3-solver";
 import type { Expr } from "../ast";
 import type { PolicyRecord } from "../engine";
-import { simulate, type SimulatedActivity, type SimulatedUser } from "../simulate";
+import { simulate, simulateVotes, type SimulatedActivity, type SimulatedUser } from "../simulate";
 import { Encoder, RequestSpace, type OpaqueClause, type TypeSlot, type Z3Bool, type Z3Context } from "./encode";
 import { compiledExpression } from "../compile";
 import { conditionMayMatchFacts } from "../coverage";
@@ -378,10 +378,22 @@ async function searchChanges(
   let truncated = false;
   let replayFailures = 0;
   const invalid = new Set<string>();
-  const replay = (activity: SimulatedActivity, direction: "gains" | "loses") => {
-    const [b, a] = [simulate(before, activity), simulate(after, activity)];
+  // A witness replays as the service decides it: submitted by its first approver, the others voting in turn.
+  const replayOnce = (activity: SimulatedActivity, direction: "gains" | "loses") => {
+    const [b, a] = [simulateVotes(before, activity), simulateVotes(after, activity)];
     const [allowedB, allowedA] = [b.outcome === "OUTCOME_ALLOW", a.outcome === "OUTCOME_ALLOW"];
-    return { b, a, confirmed: direction === "gains" ? !allowedB && allowedA : allowedB && !allowedA };
+    return { b, a, confirmed: direction === "gains" ? !allowedB && allowedA : allowedB && !allowedA, activity };
+  };
+  // The solver reasons on the set of approvers; the service on their votes in order: an order in
+  // which fewer votes already decide alike shows no change, so each approver is tried first.
+  const replay = (activity: SimulatedActivity, direction: "gains" | "loses") => {
+    const first = replayOnce(activity, direction);
+    const approvers = activity.approvers ?? [];
+    for (let k = 1; !first.confirmed && k < approvers.length; k++) {
+      const reordered = replayOnce({ ...activity, approvers: [approvers[k]!, ...approvers.filter((_, i) => i !== k)] }, direction);
+      if (reordered.confirmed) return reordered;
+    }
+    return first;
   };
   for (const group of groups) {
     if (truncated) break;
@@ -433,9 +445,9 @@ async function searchChanges(
         const cell = proof.cell(values);
         const submitter = Number(values.int(space.s));
         model.release();
-        const witness = proof.witness(values);
         // The witness replays against the whole sets: this also checks that the policies left out could not apply.
-        const first = replay(witness, direction);
+        const first = replay(proof.witness(values), direction);
+        const witness = first.activity;
         // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
         const users = symbolic ? [] : labels.replaying(witness, how, direction, relevantBefore, relevantAfter);
         // Profiles whose every user the row names: the search goes on for the others (a submitter of

@@ -19,7 +19,7 @@
  *   or a request value), so users alike in those answer alike, and one of them is replayed.
  */
 import type { PolicyRecord } from "../engine";
-import { simulate, type SimulatedActivity, type SimulatedUser } from "../simulate";
+import { simulate, simulateVotes, type SimulatedActivity, type SimulatedUser } from "../simulate";
 import type { DiffUser } from "./diff";
 import { collectLiterals } from "./universe";
 import type { MemberUser } from "./encode";
@@ -70,7 +70,8 @@ export class UserLabels {
   ): DiffUser[] {
     const [heldBefore, heldAfter] = [conditionHolding(before, witness), conditionHolding(after, witness)];
     const [refusing, allowing] = direction === "gains" ? [heldBefore, heldAfter] : [heldAfter, heldBefore];
-    const allowed = (policies: readonly PolicyRecord[], activity: SimulatedActivity) => simulate(policies, activity).outcome === "OUTCOME_ALLOW";
+    // As the service decides: the user submits, the others vote in turn.
+    const allowed = (policies: readonly PolicyRecord[], activity: SimulatedActivity) => simulateVotes(policies, activity).outcome === "OUTCOME_ALLOW";
     // The side that must allow first: most users stop there.
     const changes = (activity: SimulatedActivity) => allowed(allowing, activity) && !allowed(refusing, activity);
     const told = collectLiterals([...heldBefore, ...heldAfter]).strings;
