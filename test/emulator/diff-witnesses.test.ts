@@ -119,6 +119,8 @@ describe("diff witnesses submitted to the emulator", () => {
     expect(diff.proved).toBe(true);
     expect(diff.changes.some((c) => c.direction === "gains")).toBe(true);
     expect(diff.changes.some((c) => c.direction === "loses")).toBe(true);
+    // Votes are part of it: some witnesses are approved by others than their submitter.
+    expect(diff.changes.some((c) => c.witness.approvers!.length > 1)).toBe(true);
     const members = new Map(users.filter((u) => !u.root).map((u) => [u.id, u]));
     for (const change of diff.changes) {
       for (const a of change.witness.approvers!) expect([...(a.tags ?? [])].sort()).toEqual([...(members.get(a.id)!.tags ?? [])].sort());
