@@ -8,6 +8,8 @@ import { describe, expect, it } from "vitest";
 import { simulate, type PolicyRecord } from "../../sdk/policy";
 import { diffPolicies, type DiffUser } from "../../sdk/policy/smt/diff";
 import { DOCUMENTED_EXAMPLES } from "./examples";
+import { activityCatalog } from "../../sdk/policy/catalog";
+import { requiredParameters, witnessProblem } from "../../sdk/policy/smt/witness";
 
 const allow = (policyId: string, condition: string, consensus = ""): PolicyRecord => ({ policyId, policyName: policyId, effect: "EFFECT_ALLOW", condition, consensus });
 const deny = (policyId: string, condition: string, consensus = ""): PolicyRecord => ({ policyId, policyName: policyId, effect: "EFFECT_DENY", condition, consensus });
@@ -132,6 +134,13 @@ describe("policy diff", () => {
     const erroring = await diffPolicies([allow("e", "activity.params.policy_name == 'x'")], [allow("e", "activity.params.policy_name != 'y'")], { users });
     expect(erroring.changes).toEqual([]);
     expect(erroring.proved).toBe(true);
+  });
+
+  it("a witness of every catalog type carries parameters valid under the type's wire schema; a type the service does not have is refused", () => {
+    const problems = [...activityCatalog().keys()].map((type) => witnessProblem({ type, parameters: requiredParameters(type), approvers: [{ id: "u" }] })).filter((p) => p !== undefined);
+    expect(problems).toEqual([]);
+    expect(witnessProblem({ type: "ACTIVITY_TYPE_EXPORT_WALLET_V2", parameters: {}, approvers: [{ id: "u" }] })).toMatch(/not an activity type of the service's catalog/);
+    expect(witnessProblem({ type: "ACTIVITY_TYPE_CREATE_POLICIES", parameters: { policies: [] }, approvers: [{ id: "u" }] })).toMatch(/parameters\.policies/);
   });
 
   it("each parsed payload is present on its own: an EIP-712 DENY takes nothing from transaction signing; Tempo is modelled", async () => {

@@ -14,6 +14,9 @@ type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; values?: 
 
 const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
+/** Well-formed shapes of refined strings (JSON text, a URL, decimal digits, hex). */
+const STRING_SHAPES = ["{}", "https://example.com/hook", "1", "0x00"];
+
 /** A well-formed value of `schema` with its required fields only. */
 function sample(schema: z.ZodType, name: string, depth = 0): unknown {
   const def = defOf(schema);
@@ -33,8 +36,11 @@ function sample(schema: z.ZodType, name: string, depth = 0): unknown {
     case "readonly":
     case "nonoptional":
       return sample(def.innerType!, name, depth);
-    case "pipe":
-      return sample(def.in!, name, depth);
+    case "pipe": {
+      // The input's sample, unless the output's refinements refuse it (then a well-formed shape).
+      const inner = sample(def.in!, name, depth);
+      return schema.safeParse(inner).success ? inner : (STRING_SHAPES.find((candidate) => schema.safeParse(candidate).success) ?? inner);
+    }
     case "array":
       // One item where the schema wants at least one.
       return schema.safeParse([]).success || depth > 6 ? [] : [sample(def.element!, name.replace(/s$/, ""), depth + 1)];
@@ -53,8 +59,11 @@ function sample(schema: z.ZodType, name: string, depth = 0): unknown {
       return false;
     case "record":
       return {};
-    default:
-      return sampleByName(name);
+    default: {
+      // A string the schema accepts: by the field's name first, then well-formed shapes of refined strings.
+      const candidates = [sampleByName(name), ...STRING_SHAPES];
+      return candidates.find((candidate) => schema.safeParse(candidate).success) ?? candidates[0];
+    }
   }
 }
 
