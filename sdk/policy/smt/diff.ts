@@ -464,7 +464,14 @@ async function searchChanges(
         if (problem !== undefined) invalid.add(problem);
         if (!first.confirmed) replayFailures++;
         // A row is a request a client could submit, decided as claimed: anything else is "not proved".
-        if (!first.confirmed || problem !== undefined) continue;
+        if (!first.confirmed || problem !== undefined) {
+          // No row was added: the search goes on if the limit had stopped it.
+          if (next === undefined && truncated && changes.length < maxChanges) {
+            truncated = false;
+            next = solver.check();
+          }
+          continue;
+        }
         changes.push({
           direction,
           how,
