@@ -117,7 +117,7 @@ describe("policy diff", () => {
     const diff = await diffPolicies([], [passkey], { users });
     expect(diff.proved).toBe(false);
     expect(diff.notProved.map((n) => n.clause)).toContain("credentials.any(credential, (credential.type == 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR'))");
-    expect(diff.notProved.map((n) => n.reason).join()).toMatch(/did not replay through the evaluator: not reported/);
+    expect(diff.notProved.map((n) => n.reason).join()).toMatch(/did not replay as the service decides \(submission, then votes in turn\): not reported/);
     expect(diff.changes.every((c) => c.confirmed && simulate([passkey], c.witness).outcome === "OUTCOME_ALLOW")).toBe(true);
   });
 

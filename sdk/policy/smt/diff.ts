@@ -512,7 +512,7 @@ async function searchChanges(
     solver.release();
     addNotProved(notProved, proof.notProved);
   }
-  if (replayFailures > 0) notProved.push({ clause: "(witnesses)", reason: `${replayFailures} change${replayFailures === 1 ? "" : "s"} found by the solver did not replay through the evaluator: not reported, and the diff is not proved` });
+  if (replayFailures > 0) notProved.push({ clause: "(witnesses)", reason: `${replayFailures} change${replayFailures === 1 ? "" : "s"} found by the solver did not replay as the service decides (submission, then votes in turn): not reported, and the diff is not proved` });
   for (const problem of invalid) notProved.push({ clause: "(witnesses)", reason: `a witness is not a request a client could submit: ${problem}` });
   const namedIds = collectLiterals([...before, ...after]).userIds.size;
   const unchanged = new Set(before.map(encodingKey));

@@ -50,6 +50,10 @@ export interface TypeSlot {
   readonly rootOnly: boolean;
   /** The request must name what it signs or exports (a required `sign_with`, `wallet_id`, `private_key_id`, `address`…). */
   readonly targeted?: boolean;
+  /** The documented type of each params field (`list<string>`): a documented list is a list. */
+  readonly paramTypes?: Readonly<Record<string, string>>;
+  /** Params fields whose list the wire schema wants non-empty (`user_ids` of DELETE_USERS). */
+  readonly nonEmptyLists?: ReadonlySet<string>;
 }
 
 /** One profile of approving users. */
@@ -395,6 +399,10 @@ export class RequestSpace {
       for (const other of this.chainPresent.keys()) if (other > chain) parts.push(z.Not(z.And(present, this.chainPresent.get(other)!)));
     }
     for (const [key, variable] of this.vars) {
+      // A params field documented as a list is one; a list the wire schema wants non-empty has an item.
+      const param = /^(?:b:notlist|i:count):activity\.params\.([a-z0-9_]+)$/.exec(key)?.[1];
+      if (param !== undefined && key.startsWith("b:notlist")) parts.push(z.Implies(variable as Z3Bool, this.typesWhere((slot) => !slot.paramTypes?.[param]?.startsWith("list"))));
+      if (param !== undefined && key.startsWith("i:count")) parts.push(z.Implies(this.typesWhere((slot) => slot.nonEmptyLists?.has(param) === true), (variable as Z3Int).ge(1)));
       if (this.unsigned.has(key)) parts.push((variable as Z3Int).ge(0));
       if (this.requestStrings.has(key)) {
         parts.push((variable as Z3Int).lt(RESERVED_CODE));

@@ -175,6 +175,8 @@ export function witnessOf(space: RequestSpace, values: ModelValues, defaultNow: 
     if (address !== undefined) for (const field of ["address", "walletAddress"]) if (field in parameters) parameters[field] = address;
   }
   for (const [field, value] of Object.entries(params)) {
+    // A list read only through membership, which the wire schema wants non-empty, gets an item no policy names.
+    if (Array.isArray(value) && value.length === 0 && slot.nonEmptyLists?.has(field) && !space.variables().has(`i:count:activity.params.${field}`)) value.push("(item 1)");
     const camel = camelCaseKey(field);
     // A key that would not come back to the same snake_case name stays as written.
     const wire = camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) === field ? camel : field;

@@ -22,6 +22,7 @@ import { compiledExpression } from "../compile";
 import { conditionMayMatch } from "../coverage";
 import type { PolicyRecord } from "../engine";
 import { CHAINS, mayCarry, type TypeSlot } from "./encode";
+import { nonEmptyLists } from "./witness";
 
 /** String literals of all expressions (either side of any comparison), params fields and keywords read. */
 export interface Literals {
@@ -84,6 +85,8 @@ export function typeUniverse(_literals?: Literals): TypeSlot[] {
     keywords: entry.keywords,
     rootOnly: ROOT_QUORUM_ONLY_KINDS.has(entry.kind),
     targeted: TARGET_FIELDS.some((field) => entry.requestFields[field] === true),
+    paramTypes: entry.paramTypes,
+    nonEmptyLists: nonEmptyLists(entry.type),
   }));
 }
 
@@ -151,6 +154,7 @@ export function typeSignature(slot: TypeSlot, literals: Literals): string {
   for (const payload of ALL_CHAIN_PAYLOADS) parts.push(mayCarry(slot, payload));
   for (const field of ["sign_with", "wallet_id", "private_key_id"]) parts.push(slot.params?.[field] ?? null);
   parts.push(slot.targeted === true);
+  for (const field of literals.params) parts.push(slot.paramTypes?.[field] ?? null, slot.nonEmptyLists?.has(field) ?? false);
   return JSON.stringify(parts);
 }
 

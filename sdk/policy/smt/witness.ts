@@ -135,3 +135,20 @@ export function witnessProblem(witness: { readonly type: string; readonly parame
   const issue = parsed.error.issues[0]!;
   return `${witness.type}: parameters.${issue.path.join(".")}: ${issue.message}`;
 }
+
+/**
+ * The params fields (snake_case) of `type` whose list its wire schema wants non-empty: a sample of
+ * the field is a list with an item only when the empty list is refused.
+ */
+export function nonEmptyLists(type: string): ReadonlySet<string> {
+  requiredParameters(type);
+  const def = byType!.get(type);
+  const found = new Set<string>();
+  if (!def) return found;
+  const shape = (def.parameters as unknown as { shape?: Record<string, z.ZodType> }).shape ?? {};
+  for (const [field, schema] of Object.entries(shape)) {
+    const value = sample(schema, field);
+    if (Array.isArray(value) && value.length > 0) found.add(field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+  }
+  return found;
+}
