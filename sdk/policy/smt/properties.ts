@@ -15,7 +15,7 @@
  *   `BREAK_GLASS_KINDS`).
  */
 import type { PolicyRecord } from "../engine";
-import { simulate, type SimulatedActivity } from "../simulate";
+import { simulate, simulateVotes, type SimulatedActivity } from "../simulate";
 import { addNotProved, buildProof, classesAmong, relevanceGroups, type DiffUser, type Proof } from "./diff";
 import { newSolver, withSolver } from "./runtime";
 import type { OpaqueClause, Z3Bool, Z3Int } from "./encode";
@@ -108,10 +108,13 @@ async function askCan(policies: readonly PolicyRecord[], principal: Principal, k
       const verdict = await solver.check();
       if (verdict === "sat") {
         const model = solver.model();
-        const witness = proof.witness(proof.values(model));
+        const modelled = proof.witness(proof.values(model));
         model.release();
-        const replayed = simulate(policies, witness).outcome === "OUTCOME_ALLOW";
-        if (replayed) found.set(how, { witness, allowed: true, undecided: false });
+        // Allowed as the service decides it: the principal submits, the others vote in turn (any of them may vote first after the principal).
+        const approvers = modelled.approvers ?? [];
+        const orders = [approvers, ...approvers.slice(1).map((_, k) => [approvers[0]!, approvers[k + 1]!, ...approvers.slice(1).filter((__, i) => i !== k)])];
+        const witness = orders.map((order) => ({ ...modelled, approvers: order })).find((w) => simulateVotes(policies, w).outcome === "OUTCOME_ALLOW");
+        if (witness) found.set(how, { witness, allowed: true, undecided: false });
         else answer.undecided = true;
       } else if (verdict === "unknown") answer.undecided = true;
       solver.release();
