@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     for (const f of found.findings.slice(0, 20)) process.stdout.write(`FINDING: ${f.why}\n  before: ${JSON.stringify(f.before)}\n  after: ${JSON.stringify(f.after)}\n`);
     const bad = found.spuriousRows + found.missedUsers + found.wrongExits;
     process.stdout.write(
-      `${found.pairs} org pairs (seed ${values.seed}): ${found.rows} rows, ${found.notes} outsiders' notes; spurious rows ${found.spuriousRows}, missed users ${found.missedUsers}, wrong exits ${found.wrongExits}; ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+      `${found.pairs} org pairs (seed ${values.seed}): ${found.rows} rows, ${found.notes} outsiders' notes; spurious rows ${found.spuriousRows}, missed users ${found.missedUsers}, wrong exits ${found.wrongExits}; ${found.notProved} not proved; ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
     );
     process.stdout.write("", () => process.exit(bad === 0 ? 0 : 1));
     return;

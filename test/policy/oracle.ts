@@ -318,6 +318,8 @@ export interface DifferentialResult {
   readonly wrongExits: number;
   readonly rows: number;
   readonly notes: number;
+  /** Pairs whose diff is not proved (a change the solver found that no order of votes shows, a witness a client could not submit). */
+  readonly notProved: number;
   readonly findings: { before: PolicyRecord[]; after: PolicyRecord[]; why: string }[];
 }
 
@@ -329,13 +331,14 @@ export interface DifferentialResult {
 export async function runDifferential(seed: number, count: number, exitOf: (diff: Awaited<ReturnType<typeof diffPolicies>>) => number, onProgress?: (done: number, result: DifferentialResult) => void): Promise<DifferentialResult> {
   const next = seededRandom(seed);
   const byId = new Map(USERS.map((u) => [u.id, u]));
-  const result = { pairs: 0, spuriousRows: 0, missedUsers: 0, wrongExits: 0, rows: 0, notes: 0, findings: [] as DifferentialResult["findings"] };
+  const result = { pairs: 0, spuriousRows: 0, missedUsers: 0, wrongExits: 0, rows: 0, notes: 0, notProved: 0, findings: [] as DifferentialResult["findings"] };
   for (let i = 0; i < count; i++) {
     const [before, after] = randomPair(next);
     const diff = await diffPolicies(before, after, { users: USERS.map((u) => ({ id: u.id, tags: u.tags ?? [], email: u.email ?? "", alias: u.alias ?? "" })) });
     result.pairs++;
     result.rows += diff.changes.length;
     result.notes += diff.outsiders.length;
+    if (!diff.proved) result.notProved++;
     const flag = (why: string) => result.findings.push({ before, after, why });
     let replayedGain = false;
     for (const change of diff.changes) {

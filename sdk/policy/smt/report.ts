@@ -40,7 +40,7 @@ function rows(diff: AccessDiff): string[][] {
     c.how === "alone" ? "alone" : "with approvers",
     c.target ?? "",
     `${c.before} → ${c.after}`,
-    `${describeWitness(c)}${c.confirmed ? "" : " (DID NOT REPLAY through the evaluator: a failure of the diff)"}`,
+    describeWitness(c),
   ]);
 }
 
