@@ -103,11 +103,14 @@ export function simulate(policies: readonly PolicyRecord[], activity: SimulatedA
  * votes runs then, and one refused is refused then: the later votes are never cast.
  * @throws TypeError naming the field of `activity` that is malformed
  */
-export function simulateVotes(policies: readonly PolicyRecord[], activity: SimulatedActivity, settings: DecisionSettings = {}): Simulation {
+export function simulateVotes(policies: readonly PolicyRecord[], activity: SimulatedActivity, settings: DecisionSettings = {}): Simulation & { readonly votes: number } {
   const approvers = activity.approvers ?? [];
+  let votes = Math.min(1, approvers.length);
   let decision = simulate(policies, { ...activity, approvers: approvers.slice(0, 1) }, settings);
-  for (let votes = 2; votes <= approvers.length && decision.outcome === "OUTCOME_REQUIRES_CONSENSUS"; votes++) {
+  while (votes < approvers.length && decision.outcome === "OUTCOME_REQUIRES_CONSENSUS") {
+    votes++;
     decision = simulate(policies, { ...activity, approvers: approvers.slice(0, votes) }, settings);
   }
-  return decision;
+  // `votes`: how many approvers (the submitter counted) had voted when it was decided.
+  return { ...decision, votes };
 }

@@ -113,7 +113,9 @@ async function askCan(policies: readonly PolicyRecord[], principal: Principal, k
         // Allowed as the service decides it: the principal submits, the others vote in turn (any of them may vote first after the principal).
         const approvers = modelled.approvers ?? [];
         const orders = [approvers, ...approvers.slice(1).map((_, k) => [approvers[0]!, approvers[k + 1]!, ...approvers.slice(1).filter((__, i) => i !== k)])];
-        const witness = orders.map((order) => ({ ...modelled, approvers: order })).find((w) => simulateVotes(policies, w).outcome === "OUTCOME_ALLOW");
+        const allowedOrder = orders.map((order) => ({ ...modelled, approvers: order })).find((w) => simulateVotes(policies, w).outcome === "OUTCOME_ALLOW");
+        // Only the votes cast until it is allowed (a later one is never cast): `simulate` of the witness allows it too.
+        const witness = allowedOrder && { ...allowedOrder, approvers: allowedOrder.approvers.slice(0, simulateVotes(policies, allowedOrder).votes) };
         if (witness) found.set(how, { witness, allowed: true, undecided: false });
         else answer.undecided = true;
       } else if (verdict === "unknown") answer.undecided = true;
