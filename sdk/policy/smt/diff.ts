@@ -2,15 +2,18 @@
  * @module policy/smt/diff
  * Which access decisions change between two policy sets, proved with Z3 over the policy
  * language (see `encode.ts` for the encoded fragment, `universe.ts` for the request space)
- * rather than sampled: for each activity type (or class of types no policy tells apart) and
- * signing target (a wallet or private key the policies name, or another one), whether some
- * user, alone or with some approvers, goes from refused to allowed ("gains") or the reverse
- * ("loses"). The principals are any users with any tags, named by id, email or alias, any number
- * of approvers; the organization's users, when given, only label the table.
+ * rather than sampled: for each activity type of the service's catalog (or class of types no
+ * policy tells apart) and signing target (a wallet or private key the policies name, or another
+ * one), whether some user, alone or with some approvers, goes from refused to allowed ("gains")
+ * or the reverse ("loses"). With the organization's users, they are the principals (each with
+ * its own tags, as submitter and approvers; a change only other users could make is a note, not
+ * a row); without them the principals are symbolic: any users with any tags, named by id, email
+ * or alias, any number of approvers.
  *
- * Each change comes with a concrete witness activity (every required parameter of its type, the
- * approvers, `now`), replayed through the evaluator (`simulate`, a non-root submitter) on both
- * sides; a witness that does not replay is a failure of the diff and the verdict is "not proved".
+ * Each change comes with a concrete witness activity (every required parameter of its type, valid
+ * under its wire schema; the approvers; `now`), replayed on both sides as the service decides it
+ * (`simulateVotes`: submitted by the first approver, the others voting in turn); a change whose
+ * witness does not replay, or could not be submitted, is no row and the verdict is "not proved".
  * The verdict is "proved" only when every clause was encoded exactly, the approver bound was
  * met, the search ran to the end and every witness replayed.
  *
