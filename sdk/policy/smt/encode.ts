@@ -9,7 +9,10 @@
  * slots, each slot one profile (id, email, alias, tag membership) and how many users of that
  * profile approve (any number, so thresholds of any size can be met); `s` is the slot of the
  * submitter. Named slots stand for the users the policies name by id (at most one user each);
- * generic slots for everyone else, any user with any tags. `target` says whether the request
+ * generic slots for everyone else, any user with any tags. With the organization's users, each
+ * profile of users alike for every policy is a slot of its own with their fixed tags, at most
+ * as many approving as it has users; the other slots then stand for users the organization does
+ * not have, and `insiders()` rules them out. `target` says whether the request
  * signs with a wallet (1), a private key (2) or neither (0); `now` is the evaluation time.
  *
  * Strings are interned as ints (only equality is ever asked of them); a string variable takes

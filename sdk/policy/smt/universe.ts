@@ -6,7 +6,8 @@
  *   params and keywords); a type a policy names that the service does not have is no request
  *   anyone can submit, so it is not part of the space; types no literal of the policies tells
  *   apart share one class;
- * - approvers: one slot per user id the policies name (one user each) and as many generic slots
+ * - approvers: with the organization's users, one slot per profile of its users (see `encode.ts`);
+ *   besides, one slot per user id the policies name (one user each) and as many generic slots
  *   (any user, any tags, any number of users per slot) as a small-model argument needs: if some
  *   set of approvers tells the two sides apart, a set with at most
  *   `1 + Σ (c + 1) + e` distinct unnamed profiles does too, where the sum runs over the approver
