@@ -19,7 +19,7 @@ import { spawn } from "node:child_process";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { diffPolicies } from "../../sdk/policy/smt/diff";
-import { exhaustiveDifference } from "./oracle";
+import { domainProblems, exhaustiveDifference } from "./oracle";
 
 const PAIRS = Number(process.env.KEYFORM_ORACLE_PAIRS ?? 500);
 const ORG_PAIRS = Number(process.env.KEYFORM_ORACLE_ORG_PAIRS ?? 500);
@@ -46,6 +46,8 @@ describe("policy diff against the exhaustive oracle", () => {
     const base = { policyId: "p", policyName: "p", effect: "EFFECT_ALLOW", condition: "activity.kind == 'SIGN_TRANSACTION'", consensus: "approvers.all(u, 'tag-b' in u.tags)" };
     expect(exhaustiveDifference([base], [{ ...base, consensus: "approvers.any(u, 'tag-b' in u.tags)" }])).toBeDefined();
     expect(exhaustiveDifference([base], [{ ...base, consensus: "approvers.all(u, u.tags.contains('tag-b'))" }])).toBeUndefined();
+    // Its domain holds only requests a client could submit.
+    expect(domainProblems()).toEqual([]);
     // The solver agrees on both, and the gain is one a client could submit.
     const diff = await diffPolicies([base], [{ ...base, consensus: "approvers.any(u, 'tag-b' in u.tags)" }]);
     expect(diff.changes.some((c) => c.direction === "gains" && c.confirmed && c.how === "with approvers")).toBe(true);

@@ -10,6 +10,7 @@
  */
 import { activityFacts, activityKind, evaluatePolicy, ROOT_QUORUM_ONLY_KINDS, simulate, simulateVotes, type EvaluationInput, type PolicyRecord, type SimulatedActivity, type SimulatedUser } from "../../sdk/policy";
 import { activityCatalog, keywordsFor } from "../../sdk/policy/catalog";
+import { witnessProblem } from "../../sdk/policy/smt/witness";
 import { parseTimestamp } from "../../sdk/policy/time";
 import { diffPolicies } from "../../sdk/policy/smt/diff";
 import { DOCUMENTED_EXAMPLES } from "./examples";
@@ -168,7 +169,8 @@ function requests(): Omit<SimulatedActivity, "approvers">[] {
   signing("ACTIVITY_TYPE_SIGN_TRANSACTION_V2");
   signing("ACTIVITY_TYPE_SIGN_TRANSACTION");
   for (const id of ["w-1", "w-3"]) out.push({ type: "ACTIVITY_TYPE_EXPORT_WALLET", parameters: { walletId: id, targetPublicKey: "04" }, keywords: { wallet: { id, imported: false, exported: false, label: "" }, wallet_account: { address: "0xa1" } } });
-  for (const userIds of [[], ["u-x"], ["u-y", "u-z"]]) out.push({ type: "ACTIVITY_TYPE_DELETE_USERS", parameters: { userIds } });
+  // Requests a client could submit: the wire schema wants at least one user to delete.
+  for (const userIds of [["u-w"], ["u-x"], ["u-y", "u-z"]]) out.push({ type: "ACTIVITY_TYPE_DELETE_USERS", parameters: { userIds } });
   out.push({ type: "ACTIVITY_TYPE_CREATE_WALLET", parameters: { walletName: "w", accounts: [] } });
   return out.flatMap((r) => NOWS.map((now) => ({ ...r, now })));
 }
@@ -177,6 +179,11 @@ const DOMAIN = (() => {
   const lists = approverLists();
   return requests().flatMap((r) => lists.map((approvers) => ({ ...r, approvers })));
 })();
+
+/** Why activities of the domain could not be submitted by a client (none may): its type and parameters under the wire schema. */
+export function domainProblems(): string[] {
+  return [...new Set(DOMAIN.map((activity) => witnessProblem(activity)).filter((p): p is string => p !== undefined))];
+}
 
 /** Each activity of the domain as the evaluator's input, built once (as `simulate` builds it). */
 const INPUTS: { activity: SimulatedActivity; kind: string; input: EvaluationInput }[] = DOMAIN.map((activity) => ({
