@@ -3,15 +3,33 @@
  * sets and mutations (test/policy/oracle.ts), each diff's verdict checked against exhaustive
  * evaluation with the real evaluator over a small bounded domain. Prints the disagreements (must
  * be 0) and the figures. Run with `npm run bench:policy-oracle` (`-- --pairs N --seed S`; `KEYFORM_ORACLE_PAIRS` sets the default count).
+ *
+ * With `--org`, the full diffs over the organization of the oracle (its users as principals):
+ * counts the spurious rows, the users the rows miss and the wrong `--no-new-access` exits, each
+ * of which must be 0.
  */
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { runOracle } from "../test/policy/oracle";
+import { runDifferential, runOracle } from "../test/policy/oracle";
+import { gateExitCode } from "../sdk/cli/policy";
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { pairs: { type: "string", default: process.env.KEYFORM_ORACLE_PAIRS ?? "10000" }, seed: { type: "string", default: "27" } } });
+  const { values } = parseArgs({ options: { pairs: { type: "string", default: process.env.KEYFORM_ORACLE_PAIRS ?? "10000" }, seed: { type: "string", default: "27" }, org: { type: "boolean", default: false } } });
   const pairs = Number(values.pairs);
   const t0 = performance.now();
+  if (values.org) {
+    const quiet = { out: () => undefined, err: () => undefined };
+    const found = await runDifferential(Number(values.seed), pairs, (diff) => gateExitCode(diff, true, quiet), (done, r) => {
+      if (done % 100 === 0) process.stderr.write(`${done} pairs, ${r.spuriousRows} spurious rows, ${r.missedUsers} missed users, ${r.wrongExits} wrong exits, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+    });
+    for (const f of found.findings.slice(0, 20)) process.stdout.write(`FINDING: ${f.why}\n  before: ${JSON.stringify(f.before)}\n  after: ${JSON.stringify(f.after)}\n`);
+    const bad = found.spuriousRows + found.missedUsers + found.wrongExits;
+    process.stdout.write(
+      `${found.pairs} org pairs (seed ${values.seed}): ${found.rows} rows, ${found.notes} outsiders' notes; spurious rows ${found.spuriousRows}, missed users ${found.missedUsers}, wrong exits ${found.wrongExits}; ${found.notProved} not proved; ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+    );
+    process.stdout.write("", () => process.exit(bad === 0 ? 0 : 1));
+    return;
+  }
   // The running count of disagreements, so a run stopped early still says what it found.
   const result = await runOracle(Number(values.seed), pairs, (done, disagreements) => {
     if (done % 250 === 0) process.stderr.write(`${done} pairs, ${disagreements} disagreements, ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);

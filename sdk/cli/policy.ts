@@ -35,7 +35,12 @@ import { readBootstrap } from "./env";
 import { checkKeywordValues } from "../policy/keyword-values";
 import { diffPolicies, type AccessDiff, type DiffUser } from "../policy/smt/diff";
 import { formatAccessDiffText } from "../policy/smt/report";
-import { canQuery, lockoutCheck, policyFindings, type Principal } from "../policy/smt/properties";
+import { BREAK_GLASS_KINDS, canQuery, lockoutCheck, policyFindings, type Principal } from "../policy/smt/properties";
+import { breakGlassVerdict } from "../policy/smt/consistency";
+import { activityCatalog } from "../policy/catalog";
+
+/** The activity kinds of the service's catalog. */
+const activityCatalogKinds = () => new Set([...activityCatalog().values()].map((entry) => entry.kind));
 import { describeWitness } from "../policy/smt/report";
 
 /** Short names accepted by `--expect`. */
@@ -226,7 +231,7 @@ export function gateExitCode(diff: AccessDiff, gate: boolean, io: Output = stdio
   if (!gate) return 0;
   const gains = diff.changes.filter((c) => c.direction === "gains" && c.confirmed);
   if (gains.length > 0) {
-    io.err(`--no-new-access: ${gains.length} change${gains.length === 1 ? "" : "s"} give${gains.length === 1 ? "s" : ""} access (${[...new Set(gains.flatMap((c) => c.users))].slice(0, 5).join(", ")})\n`);
+    io.err(`--no-new-access: ${gains.length} change${gains.length === 1 ? "" : "s"} give${gains.length === 1 ? "s" : ""} access (${[...new Set(gains.flatMap((c) => (c.users.length > 0 ? c.users.map((u) => u.name) : [c.who])))].slice(0, 5).join(", ")})\n`);
     return 1;
   }
   if (!diff.proved) {
@@ -255,13 +260,21 @@ export async function runDiff(
   const names = before === LIVE || after === LIVE || options.data !== undefined ? await organizationNames(live()) : {};
   const diff: AccessDiff = await diffPolicies(beforePolicies, afterPolicies, { ...(users ? { users } : {}), names });
   io.out(options.json ? `${JSON.stringify(diff, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2)}\n` : formatAccessDiffText(diff));
-  const lockout = await lockoutCheck(beforePolicies, afterPolicies, options.breakGlass);
   if (options.breakGlass !== undefined) {
-    io.out(`lockout: ${lockout.rootQuorum}; break-glass tag ${options.breakGlass}: ${lockout.lost.length > 0 ? `LOSES ${lockout.lost.join(", ")}` : lockout.proved ? "keeps its recovery access: policies, tags, users, credentials (proved)" : "keeps it as far as found (not proved)"}\n`);
-  }
-  if (lockout.lost.length > 0) {
-    io.err(`lockout: the break-glass tag ${options.breakGlass} loses ${lockout.lost.join(", ")}\n`);
-    return 1;
+    const tag = options.breakGlass;
+    const lockout = await lockoutCheck(beforePolicies, afterPolicies, tag, BREAK_GLASS_KINDS, users);
+    const members = new Set((users ?? []).filter((u) => (u.tags ?? []).includes(tag)).map((u) => u.id));
+    const verdict = breakGlassVerdict(diff, lockout, tag, BREAK_GLASS_KINDS, members);
+    if (verdict.contradictions.length > 0) {
+      io.err(`internal contradiction, no verdict: ${verdict.contradictions.join("; ")}\n`);
+      return 3;
+    }
+    const partly = verdict.partly.length > 0 ? ` (${verdict.partly.join(", ")}: lost for members in the table's requests, kept in another form)` : "";
+    io.out(`lockout: ${lockout.rootQuorum}; break-glass tag ${tag}: ${verdict.lost.length > 0 ? `LOSES ${verdict.lost.join(", ")}${partly}` : lockout.proved && diff.proved ? "keeps its recovery access: policies, tags, users, credentials (proved)" : "keeps it as far as found (not proved)"}\n`);
+    if (verdict.lost.length > 0) {
+      io.err(`lockout: the break-glass tag ${tag} loses ${verdict.lost.join(", ")}\n`);
+      return 1;
+    }
   }
   return gateExitCode(diff, options.newAccess === false, io);
 }
@@ -319,16 +332,18 @@ export async function runCan(
   io: Output = stdio,
 ): Promise<number> {
   const policies = options.policies !== undefined ? declaredPolicies(readJson(options.policies), options.policies) : await policiesOf(LIVE, () => serverClient(options.data, "keyform policy can"));
+  const users = await usersFor(options);
   let principal: Principal;
   if (who.startsWith("tag:")) principal = { tag: who.slice(4) };
   else {
-    const users = await usersFor(options);
     const user = users.find((u) => u.id === who || u.alias === who || u.email === who);
     if (!user && users.length > 0) throw new InvalidArgumentError(`<user>: no user with id, name or email ${JSON.stringify(who)} (a tag is written tag:<id>)`);
     principal = { user: user ?? { id: who } };
   }
   const kindName = kind.replace(/^ACTIVITY_TYPE_/, "").replace(/_V\d+$/, "");
-  const result = await canQuery(policies, principal, kindName, target);
+  if (!activityCatalogKinds().has(kindName)) throw new InvalidArgumentError(`<kind>: ${JSON.stringify(kind)} is not an activity kind of the service's catalog`);
+  // The organization's users, when known, are the principals (the user's own tags; approvers are its users).
+  const result = await canQuery(policies, principal, kindName, target, users.length > 0 ? users : undefined);
   if (options.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
   else {
     for (const a of result.answers) {
@@ -336,6 +351,7 @@ export async function runCan(
       io.out(`${a.how}: ${verdict}${a.witness && a.allowed ? `\n  witness: ${describeWitness({ witness: a.witness } as never)}` : ""}\n`);
     }
     for (const n of result.notProved) io.out(`not proved: ${n.clause}: ${n.reason}\n`);
+    io.out(users.length > 0 ? `principals: the organization's ${users.filter((u) => !u.root).length} users, with their own tags\n` : "principals: symbolic (any user with any tags as approvers; give --users or --data to use the organization's)\n");
   }
   if (result.answers.some((a) => a.allowed)) return 0;
   return result.answers.every((a) => a.proved) ? 1 : 2;

@@ -48,7 +48,7 @@ function userLabel(user: SimulatedUser, names: OrganizationNames, withMembers = 
 
 /** Who: the organization's users it holds for, or (none yet) who would need to be. */
 function who(change: AccessChange, names: OrganizationNames): string {
-  if (change.users.length > 0) return short([...change.users].sort(), 4);
+  if (change.users.length > 0) return short(change.users.map((u) => names.users[u.id] ?? u.name).sort(), 4);
   const submitter = change.witness.approvers?.[0];
   return `${submitter ? userLabel(submitter, names, false) : "any user"} (none of the organization's users yet)`;
 }
@@ -111,8 +111,11 @@ export function accessTableMarkdown(diff: AccessDiff, names: OrganizationNames, 
       lines.push(`| **${r.change}** | ${cell(r.who)} | ${cell(kinds)} | ${cell(r.how)} | ${cell(targets)} | ${cell(r.decision)} | ${cell(witness)} |`);
     }
   }
-  lines.push("", `_principals: ${cell(diff.principals)}; ${diff.typeCount} activity types (every version of every kind, and kinds not known yet)_`);
+  lines.push("", `_principals: ${cell(diff.principals)}; ${diff.typeCount} activity types (the service's catalog: its documented kinds and versions)_`);
   if (diff.truncated) lines.push("", "_the search stopped at the change limit: more changes may exist_");
   for (const n of diff.notProved) lines.push("", `_not proved: ${cell(n.clause)}: ${cell(n.reason)}_`);
+  // Notes, never rows: what only users the organization lacks could do, and exact-version matches.
+  for (const o of diff.outsiders) lines.push("", `_not a row: ${cell(short([...o.kinds], 3))}: ${cell(o.note)}_`);
+  for (const m of diff.migrations) lines.push("", `_after a version migration: ${cell(m.note)}_`);
   return `${lines.join("\n")}\n`;
 }

@@ -8,14 +8,18 @@
  *   lacks a params field), an ALLOW never applies (warned when every type lacks it).
  * - `versioned-activity-type`: `activity.type` compared with an exact versioned type when a
  *   newer version exists; after the service moves to it, the policy stops matching.
- * - `deny-everything`: a DENY without consensus or time whose condition holds for every
- *   activity: it blocks every non-root request, policy changes included.
+ * - `keyword-unavailable` also for a DENY scoped to some activities (by type, kind, resource or
+ *   action) that reads a chain payload (`eth.tx`) on kinds whose requests may carry another
+ *   chain's payload instead: it errors, so blocks nothing, there.
+ * - `deny-everything`: a DENY without time, whose consensus is absent or always holds
+ *   (`approvers.count() >= 1`: the submitter always approves), and whose condition holds for
+ *   every activity: it blocks every non-root request, policy changes included.
  *
  * "Types a policy can match" are those for which its condition is not false from the activity's
  * type, kind, resource and action alone (a three-valued reading: anything else is unknown).
  */
 import { memberPath, walk, type Expr } from "./ast";
-import { activityCatalog, latestTypeOf, UNIVERSAL_KEYWORDS, type ActivityTypeInfo } from "./catalog";
+import { activityCatalog, ALL_CHAIN_PAYLOADS, CHAIN_PAYLOADS, latestTypeOf, UNIVERSAL_KEYWORDS, type ActivityTypeInfo } from "./catalog";
 import { resourceAndAction } from "./activity";
 import type { Diagnostic, Position } from "./errors";
 
@@ -206,14 +210,69 @@ export interface PolicyShape {
   readonly effect: string;
   readonly condition?: Expr;
   readonly hasConsensus: boolean;
+  /** The parsed consensus, when it compiles. */
+  readonly consensus?: Expr;
   readonly hasTime: boolean;
+}
+
+/**
+ * Whether a consensus holds for every request: the submitter is always one of the approvers, so
+ * `approvers.count() >= 1` (or `> 0`) always holds, as does `true`; `&&` and `||` of such.
+ */
+function consensusAlwaysHolds(expr: Expr): boolean {
+  if (expr.kind === "bool") return expr.value;
+  if (expr.kind === "logical") return expr.op === "&&" ? consensusAlwaysHolds(expr.left) && consensusAlwaysHolds(expr.right) : consensusAlwaysHolds(expr.left) || consensusAlwaysHolds(expr.right);
+  if (expr.kind !== "compare") return false;
+  const isCount = (e: Expr) => e.kind === "method" && e.name === "count" && e.object.kind === "ident" && e.object.name === "approvers";
+  const bound = (e: Expr) => (e.kind === "int" ? Number(e.value) : undefined);
+  if (isCount(expr.left) && bound(expr.right) !== undefined) {
+    const k = bound(expr.right)!;
+    return (expr.op === ">=" && k <= 1) || (expr.op === ">" && k <= 0);
+  }
+  if (isCount(expr.right) && bound(expr.left) !== undefined) {
+    const k = bound(expr.left)!;
+    return (expr.op === "<=" && k <= 1) || (expr.op === "<" && k <= 0);
+  }
+  return false;
+}
+
+/**
+ * `keyword-unavailable` for a DENY reading a chain payload (`eth.tx.to`): a request carries one
+ * parsed payload at most, so on the requests of the kinds it matches that carry another (a
+ * Solana or Bitcoin transaction) or none, the payload does not exist, the DENY errors, and it
+ * blocks nothing there.
+ */
+function payloadUnavailable(condition: Expr, matchable: readonly ActivityTypeInfo[]): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  const seen = new Set<string>();
+  walk(condition, (node) => {
+    if (node.kind !== "member") return;
+    const path = memberPath(node);
+    const [root = "", field = ""] = path?.split(".") ?? [];
+    const payload = `${root}.${field}`;
+    if (path === undefined || seen.has(payload) || !ALL_CHAIN_PAYLOADS.includes(payload)) return;
+    seen.add(payload);
+    const carrying = matchable.filter((entry) => (CHAIN_PAYLOADS[entry.kind] ?? []).includes(payload));
+    if (carrying.length === 0) return;
+    const others = [...new Set(carrying.flatMap((entry) => CHAIN_PAYLOADS[entry.kind]!.filter((p) => p !== payload)))];
+    if (others.length === 0) return;
+    found.push(
+      warning(
+        "keyword-unavailable",
+        `'${payload}' exists only on requests that carry it: ${list(carrying.map((e) => e.kind))} requests carrying ${others.join(", ")} instead have no '${payload}', so this DENY errors there and blocks nothing on them (an erroring policy counts as no match); deny by what every request has (wallet, private_key, activity) or add a DENY per chain`,
+        node.position,
+      ),
+    );
+  });
+  return found;
 }
 
 /** The coverage lints of one policy (see the module comment). */
 export function lintCoverage(policy: PolicyShape): Diagnostic[] {
   const start = policy.condition?.position ?? { offset: 0, line: 1, column: 1 };
   const found: Diagnostic[] = [];
-  if (policy.effect === "EFFECT_DENY" && !policy.hasConsensus && !policy.hasTime && holdsForEveryActivity(policy.condition)) {
+  const consensusHolds = !policy.hasConsensus || (policy.consensus !== undefined && consensusAlwaysHolds(policy.consensus));
+  if (policy.effect === "EFFECT_DENY" && consensusHolds && !policy.hasTime && holdsForEveryActivity(policy.condition)) {
     found.push(
       warning(
         "deny-everything",
@@ -223,7 +282,10 @@ export function lintCoverage(policy: PolicyShape): Diagnostic[] {
     );
   }
   if (!policy.condition) return found;
-  found.push(...unavailable(policy.effect, policy.condition, matchableTypes(policy.condition)));
+  const matchable = matchableTypes(policy.condition);
+  found.push(...unavailable(policy.effect, policy.condition, matchable));
+  // Only a DENY scoped to some activities: an unscoped chain DENY (the docs' Solana and Bitcoin examples) is that chain's rule alone.
+  if (policy.effect === "EFFECT_DENY" && matchable.length < activityCatalog().size) found.push(...payloadUnavailable(policy.condition, matchable));
   found.push(...versionedTypes(policy.condition));
   return found;
 }

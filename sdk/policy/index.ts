@@ -26,7 +26,7 @@ export { formatDiagnostic, PolicyEvaluationError, PolicySyntaxError, type Diagno
 export { evaluateExpression, Instant, type EvaluationInput } from "./evaluate";
 export { parseExpression } from "./parser";
 export { ACTIONS, CHAIN_KEYWORDS, EXPRESSION_KINDS, KEYWORDS, RESOURCES, typeName, type ExpressionKind, type Type } from "./types";
-export { simulate, type SimulatedActivity, type SimulatedCredential, type SimulatedUser, type Simulation } from "./simulate";
+export { simulate, simulateVotes, type SimulatedActivity, type SimulatedCredential, type SimulatedUser, type Simulation } from "./simulate";
 export { declaredPolicies } from "./declared";
 export { activityCatalog, activityTypeInfo, keywordAvailable, keywordsFor, latestTypeOf, UNIVERSAL_KEYWORDS, type ActivityTypeInfo } from "./catalog";
 export { documentedKinds, documentedParams, kindsWithoutFacts } from "./documented";
@@ -67,7 +67,8 @@ export function checkPolicy(policy: DeclaredExpressions): PropertyDiagnostic[] {
     const condition = text.trim() === "" ? undefined : compiledExpression("condition", text);
     if (!condition || condition.expr) {
       const present = (text: string | null | undefined) => text !== undefined && text !== null && text.trim() !== "";
-      const shape = { effect: policy.effect, condition: condition?.expr, hasConsensus: present(policy.consensus), hasTime: present(policy.time) };
+      const consensus = present(policy.consensus) ? compiledExpression("consensus", policy.consensus!).expr : undefined;
+      const shape = { effect: policy.effect, condition: condition?.expr, hasConsensus: present(policy.consensus), ...(consensus ? { consensus } : {}), hasTime: present(policy.time) };
       const policyLints = [...lintSigningScope(policy.effect, condition?.expr), ...lintCoverage(shape), ...lintPolicyPitfalls(policy.effect, condition?.expr)];
       for (const d of policyLints) found.push({ ...d, property: "condition" });
     }

@@ -95,3 +95,22 @@ export function simulate(policies: readonly PolicyRecord[], activity: SimulatedA
   const keywords = { ...keywordsFor(activity.type, activity.keywords ?? {}), activity: activityFacts(activity.type, activity.parameters), approvers, credentials };
   return decide(policies, activityKind(activity.type), { keywords, nowMs }, { ...settings, implicitlyAllowed: activity.ownCredentials === true });
 }
+
+/**
+ * Decides `activity` as the service reaches a decision on it: the first of `approvers` submits it
+ * (decided with that user alone), and each of the others votes in turn (decided again with
+ * everyone so far), until a decision is not "requires consensus". An activity allowed with fewer
+ * votes runs then, and one refused is refused then: the later votes are never cast.
+ * @throws TypeError naming the field of `activity` that is malformed
+ */
+export function simulateVotes(policies: readonly PolicyRecord[], activity: SimulatedActivity, settings: DecisionSettings = {}): Simulation & { readonly votes: number } {
+  const approvers = activity.approvers ?? [];
+  let votes = Math.min(1, approvers.length);
+  let decision = simulate(policies, { ...activity, approvers: approvers.slice(0, 1) }, settings);
+  while (votes < approvers.length && decision.outcome === "OUTCOME_REQUIRES_CONSENSUS") {
+    votes++;
+    decision = simulate(policies, { ...activity, approvers: approvers.slice(0, votes) }, settings);
+  }
+  // `votes`: how many approvers (the submitter counted) had voted when it was decided.
+  return { ...decision, votes };
+}

@@ -35,7 +35,7 @@ describe("keyform policy diff", () => {
     const users = write("users.json", { users: [{ userId: "u-ops", userTags: ["tag-ops"], userName: "ops" }, { id: "u-dev", tags: [] }] });
     const shown = await keyform("policy", "diff", before, after, "--users", users);
     expect(shown.code).toBe(0);
-    // Users are shown by name; the proof covers any user, the table names the organization's.
+    // The organization's users are the principals, shown by name (ids in the JSON).
     expect(shown.stdout).toMatch(/GAINS ops · SIGN_TRANSACTION · alone · wallet w-cold · OUTCOME_DENY_IMPLICIT → OUTCOME_ALLOW/);
     expect(shown.stdout).toMatch(/GAINS ops, u-dev · SIGN_TRANSACTION · with approvers · wallet w-cold/);
     expect(shown.stdout).toMatch(/witness: SIGN_TRANSACTION_V2; approved by .*params \{"signWith":"[^"]+","unsignedTransaction":"0x00","type":"TRANSACTION_TYPE_ETHEREUM"\}; wallet.id = 'w-cold'/);
@@ -45,7 +45,8 @@ describe("keyform policy diff", () => {
     expect(gate.stderr).toMatch(/--no-new-access: \d+ changes give access \(ops, u-dev\)/);
     const narrowing = await keyform("policy", "diff", after, before, "--users", users, "--no-new-access", "--json");
     expect(narrowing.code).toBe(0);
-    const diff = JSON.parse(narrowing.stdout) as { changes: { direction: string; confirmed: boolean }[] };
+    const diff = JSON.parse(narrowing.stdout) as { changes: { direction: string; confirmed: boolean; users: { id: string; name: string }[] }[] };
+    expect(diff.changes.flatMap((c) => c.users)).toContainEqual({ id: "u-ops", name: "ops" });
     expect(diff.changes.length).toBeGreaterThan(0);
     expect(diff.changes.every((c) => c.direction === "loses")).toBe(true);
     expect(diff.changes.every((c) => c.confirmed)).toBe(true);
@@ -56,7 +57,44 @@ describe("keyform policy diff", () => {
     const exported = write("stack.json", { deployment: { resources: [{ type: "pulumi-nodejs:dynamic/keyform:Policy", outputs: { policyId: "p-1", ...policies[0] } }] } });
     const result = await keyform("policy", "diff", exported, write("same.json", policies), "--no-new-access");
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^no access changes: proved for every user with any tags and approvers, every version of every activity type/);
+    expect(result.stdout).toMatch(/^no access changes: proved for any user with any tags \(symbolic principals\), every activity type and version of the service's catalog/);
+    expect(result.stdout).toMatch(/principals: symbolic: any user with any tags/);
+  });
+
+  it("one truth: --break-glass agrees with the table, and `can` with simulate, over the organization's users", async () => {
+    const oncall = (consensus: string) => [{ policyName: "oncall policies", effect: "EFFECT_ALLOW", condition: "activity.resource == 'POLICY'", consensus }];
+    const before = write("bg-before.json", oncall("approvers.any(u, u.tags.contains('tag-oncall'))"));
+    const after = write("bg-after.json", oncall("approvers.filter(u, u.tags.contains('tag-oncall')).count() >= 2"));
+    const users = write("bg-users.json", { users: [{ id: "u-alice", tags: ["tag-oncall"], alias: "alice" }, { id: "u-bob", tags: [], alias: "bob" }] });
+    const run = await keyform("policy", "diff", before, after, "--users", users, "--break-glass", "tag-oncall");
+    expect(run.stdout).toMatch(/LOSES alice · CREATE_POLICIES, CREATE_POLICY/);
+    expect(run.stdout).toMatch(/break-glass tag tag-oncall: LOSES CREATE_POLICIES, CREATE_POLICY/);
+    expect(run.stdout).not.toMatch(/keeps its recovery access/);
+    expect(run.code).toBe(1);
+    // `can` names no version the service does not have: its answer is simulate's on the real request.
+    const policies = write("export.json", [
+      { policyName: "wallets", effect: "EFFECT_ALLOW", condition: "activity.resource == 'WALLET'" },
+      { policyName: "no cold", effect: "EFFECT_DENY", condition: "activity.kind == 'EXPORT_WALLET' && wallet.id == 'w-cold'" },
+    ]);
+    const cold = await keyform("policy", "can", "alice", "EXPORT_WALLET", "w-cold", "--policies", policies, "--users", users);
+    expect(cold.stdout).toMatch(/alone: no \(proved\)/);
+    expect(cold.code).toBe(1);
+    const request = { type: "ACTIVITY_TYPE_EXPORT_WALLET", parameters: { walletId: "w-cold", targetPublicKey: "04" }, approvers: [{ id: "u-alice", tags: ["tag-oncall"] }], keywords: { wallet: { id: "w-cold", imported: false, exported: false, label: "" } } };
+    const simulated = await keyform("policy", "simulate", "--policies", policies, "--activity", write("cold.json", request), "--json");
+    expect(simulated.code).toBe(0);
+    expect((JSON.parse(simulated.stdout) as { outcome: string }).outcome).toBe("OUTCOME_DENY_EXPLICIT");
+    const hot = await keyform("policy", "can", "alice", "EXPORT_WALLET", "w-hot", "--policies", policies, "--users", users, "--json");
+    expect(hot.code).toBe(0);
+    const witness = (JSON.parse(hot.stdout) as { answers: { how: string; witness: { type: string; approvers: { id: string; tags: string[] }[] } }[] }).answers.find((a) => a.how === "alone")!.witness;
+    expect(witness.type).toBe("ACTIVITY_TYPE_EXPORT_WALLET");
+    expect(witness.approvers).toEqual([{ id: "u-alice", tags: ["tag-oncall"], email: "", alias: "alice" }]);
+    const replayed = await keyform("policy", "simulate", "--policies", policies, "--activity", write("hot-witness.json", witness), "--expect", "allow");
+    expect(replayed.code).toBe(0);
+    const unknown = await keyform("policy", "can", "alice", "EXPORT_WALLET_V2", "--policies", policies, "--users", users);
+    expect(unknown.code).toBe(0);
+    const madeUp = await keyform("policy", "can", "alice", "DELETE_POLICIES_NEXT", "--policies", policies, "--users", users);
+    expect(madeUp.code).not.toBe(0);
+    expect(madeUp.stderr).toMatch(/<kind>: "DELETE_POLICIES_NEXT" is not an activity kind of the service's catalog/);
   });
 
   it("a bad file is a clear error naming the entry", async () => {
@@ -87,7 +125,7 @@ describe("keyform policy diff", () => {
       expect(result.code).toBe(1);
       expect(result.stdout).toMatch(/GAINS diff-bot · DELETE_USER_TAGS[^\n]* · alone/);
       // The root user is never listed: the root quorum bypasses policies.
-      expect(result.stdout).toMatch(/1 users of the organization label the table/);
+      expect(result.stdout).toMatch(/principals: the organization's 1 users \(root quorum members left out\)/);
       const same = await keyform("policy", "diff", "live", "live", "--data", t.dataDir, "--no-new-access");
       expect(same.code).toBe(0);
       expect(same.stdout).toMatch(/^no access changes/);
@@ -95,7 +133,7 @@ describe("keyform policy diff", () => {
 
     it("names the organization's wallets and tags in the table, not their ids", async () => {
       const { walletId } = await t.client.createWallet({ walletName: "Treasury", accounts: [] });
-      const { userTagId } = await t.client.createUserTag({ userTagName: "signers", userIds: [] });
+      const { userTagId } = await t.client.createUserTag({ userTagName: "signers", userIds: [botId] });
       const declared = write("signing.json", [{ policyName: "signers sign", effect: "EFFECT_ALLOW", condition: `activity.kind == 'SIGN_TRANSACTION' && wallet.id == '${walletId}'`, consensus: `approvers.any(u, u.tags.contains('${userTagId}'))` }]);
       const result = await keyform("policy", "diff", write("none.json", []), declared, "--data", t.dataDir);
       expect(result.code).toBe(0);

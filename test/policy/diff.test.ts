@@ -8,6 +8,8 @@ import { describe, expect, it } from "vitest";
 import { simulate, type PolicyRecord } from "../../sdk/policy";
 import { diffPolicies, type DiffUser } from "../../sdk/policy/smt/diff";
 import { DOCUMENTED_EXAMPLES } from "./examples";
+import { activityCatalog } from "../../sdk/policy/catalog";
+import { requiredParameters, witnessProblem } from "../../sdk/policy/smt/witness";
 
 const allow = (policyId: string, condition: string, consensus = ""): PolicyRecord => ({ policyId, policyName: policyId, effect: "EFFECT_ALLOW", condition, consensus });
 const deny = (policyId: string, condition: string, consensus = ""): PolicyRecord => ({ policyId, policyName: policyId, effect: "EFFECT_DENY", condition, consensus });
@@ -26,15 +28,15 @@ describe("policy diff", () => {
     expect(diff.notProved).toEqual([]);
     expect(diff.changes.every((c) => c.direction === "gains" && c.confirmed)).toBe(true);
     const alone = diff.changes.find((c) => c.how === "alone")!;
-    expect(alone.users.sort()).toEqual(["u-alice", "u-bob"]);
+    expect(alone.users.map((u) => u.id).sort()).toEqual(["u-alice", "u-bob"]);
     expect(alone.kinds).toContain("CREATE_POLICY");
     expect(alone.kinds.every((k) => /POLIC/.test(k))).toBe(true);
     expect(simulate(after, alone.witness).outcome).toBe("OUTCOME_ALLOW");
     expect(simulate(before, alone.witness).outcome).toBe("OUTCOME_REQUIRES_CONSENSUS");
-    // Everyone else now needs one security approver instead of two: a consensus change.
-    const consensus = diff.changes.find((c) => c.how === "with approvers")!;
-    expect(consensus.users.sort()).toEqual(["u-carol", "u-dave"]);
-    expect(consensus.witness.approvers!.some((a) => a.tags?.includes("tag-sec"))).toBe(true);
+    // Everyone now needs one security approver instead of two: a consensus change for every user.
+    const consensus = diff.changes.filter((c) => c.how === "with approvers");
+    expect([...new Set(consensus.flatMap((c) => c.users.map((u) => u.id)))].sort()).toEqual(users.map((u) => u.id).sort());
+    for (const c of consensus) expect(c.witness.approvers!.some((a) => a.tags?.includes("tag-sec"))).toBe(true);
   });
 
   it("rewrites that mean the same are proved to change nothing", async () => {
@@ -49,14 +51,22 @@ describe("policy diff", () => {
     expect(diff.proved).toBe(true);
   });
 
-  it("a user the organization does not have yet counts: naming another approver is a gain, whatever users are given", async () => {
+  it("a change only a user the organization does not have could make is a note, not a row; without users it is a row", async () => {
     const before = [allow("a", "activity.resource == 'WALLET' && activity.action == 'CREATE'", "approvers.any(u, u.id == 'u-alice')")];
     const after = [allow("a", "activity.resource == 'WALLET' && activity.action == 'CREATE'", "approvers.any(x, x.id == 'u-alice' || x.id == 'u-nobody')")];
     const diff = await diffPolicies(before, after, { users });
-    const gain = diff.changes.find((c) => c.direction === "gains")!;
-    expect(gain.confirmed).toBe(true);
-    expect(gain.witness.approvers!.some((a) => a.id === "u-nobody")).toBe(true);
+    expect(diff.changes).toEqual([]);
     expect(diff.proved).toBe(true);
+    expect(diff.outsiders.length).toBeGreaterThan(0);
+    expect(diff.outsiders[0]!.witness.approvers!.some((a) => a.id === "u-nobody")).toBe(true);
+    // More approvers than the organization has: a note too.
+    const count = (n: number) => [allow("c", "activity.kind == 'CREATE_WALLET'", `approvers.count() >= ${n}`)];
+    const many = await diffPolicies(count(6), count(5), { users });
+    expect(many.changes).toEqual([]);
+    expect(many.outsiders.map((o) => o.note).join()).toMatch(/5 approvers where it has 4 users/);
+    const symbolic = await diffPolicies(before, after);
+    expect(symbolic.symbolic).toBe(true);
+    expect(symbolic.changes.find((c) => c.direction === "gains")!.witness.approvers!.some((a) => a.id === "u-nobody")).toBe(true);
   });
 
   it("adding example 14's DENY takes away blind raw-payload signing only: it errors, so blocks nothing, elsewhere", async () => {
@@ -69,12 +79,17 @@ describe("policy diff", () => {
       expect(change.witness.parameters).toMatchObject({ hashFunction: "HASH_FUNCTION_NO_OP", signWith: "pk-1", payload: expect.any(String) });
       expect((change.witness.parameters as { encoding: string }).encoding).not.toBe("PAYLOAD_ENCODING_EIP712");
     }
-    expect([...new Set(diff.changes.flatMap((c) => c.users))].sort()).toEqual(users.map((u) => u.id).sort());
+    expect([...new Set(diff.changes.flatMap((c) => c.users.map((u) => u.id)))].sort()).toEqual(users.map((u) => u.id).sort());
   });
 
-  it("removing a DENY limited by an approver's id gains access only with that approver", async () => {
+  it("removing a DENY limited by an approver's id gains access only for that approver, who was refused at submission", async () => {
     const base = [allow("deletes", "activity.action == 'DELETE'")];
     const blocker = deny("no-deletes-with-dave", "activity.resource == 'USER' && activity.action == 'DELETE'", "approvers.any(u, u.id == 'u-dave')");
+    // Conditions that error on a type are no match there: a DENY reading eth.tx under an ALLOW on POLICY changes nothing.
+    const onPolicy = [allow("policies", "activity.resource == 'POLICY'")];
+    const chainDeny = await diffPolicies(onPolicy, [...onPolicy, deny("chain", "eth.tx.chain_id != 1")], { users });
+    expect(chainDeny.changes).toEqual([]);
+    expect(chainDeny.proved).toBe(true);
     const diff = await diffPolicies([...base, blocker], base, { users });
     const gains = diff.changes.filter((c) => c.direction === "gains");
     expect(gains.length).toBeGreaterThan(0);
@@ -82,7 +97,9 @@ describe("policy diff", () => {
       expect(change.kinds.every((k) => k.startsWith("DELETE_USER"))).toBe(true);
       expect(change.witness.approvers!.map((a) => a.id)).toContain("u-dave");
     }
-    expect([...new Set(gains.flatMap((c) => c.users))].sort()).toEqual(users.map((u) => u.id).sort());
+    // As the service decides, votes in turn: anyone else submitting is allowed at once, before dave
+    // could vote; only dave's own submissions were refused (the DENY applied to his first vote).
+    expect([...new Set(gains.flatMap((c) => c.users.map((u) => u.id)))].sort()).toEqual(["u-dave"]);
   });
 
   it("a pair that differs only in its time clause is a change, with a witness at a time the clauses tell apart", async () => {
@@ -106,20 +123,45 @@ describe("policy diff", () => {
     expect(swapped.changes.every((c) => c.confirmed)).toBe(true);
   });
 
-  it("without users, the principals are still every user: a tag's members are described, not invented", async () => {
+  it("without users, the principals are symbolic and the report says so: a tag's members are described, not invented", async () => {
     const diff = await diffPolicies([], [allow("ops", "activity.resource == 'USER'", "approvers.any(u, u.tags.contains('tag-ops'))")]);
-    expect(diff.principals).toMatch(/any user with any tags/);
-    expect(diff.changes.find((c) => c.how === "alone")!.users).toEqual(["any user tagged tag-ops"]);
+    expect(diff.symbolic).toBe(true);
+    expect(diff.principals).toMatch(/^symbolic: any user with any tags/);
+    const alone = diff.changes.find((c) => c.how === "alone")!;
+    expect(alone.users).toEqual([]);
+    expect(alone.who).toBe("any user tagged tag-ops");
     expect(diff.proved).toBe(true);
   });
 
-  it("clauses outside the proved fragment are named, and a witness relying on them says it did not replay", async () => {
+  it("clauses outside the proved fragment are named; a change whose witness does not replay is no row, and the diff is not proved", async () => {
     const passkey = DOCUMENTED_EXAMPLES.find((e) => e.name.startsWith("7 "))!.policies[0]!;
     const diff = await diffPolicies([], [passkey], { users });
     expect(diff.proved).toBe(false);
     expect(diff.notProved.map((n) => n.clause)).toContain("credentials.any(credential, (credential.type == 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR'))");
-    expect(diff.changes.length).toBeGreaterThan(0);
-    expect(diff.changes.every((c) => c.direction === "gains" && c.kinds.includes("SIGN_TRANSACTION"))).toBe(true);
+    expect(diff.notProved.map((n) => n.reason).join()).toMatch(/did not replay as the service decides \(submission, then votes in turn\): not reported/);
+    expect(diff.changes.every((c) => c.confirmed && simulate([passkey], c.witness).outcome === "OUTCOME_ALLOW")).toBe(true);
+  });
+
+  it("rows speak only of the service's catalog: a kind's versions it does not have are no rows, and an exact version match is a migration note", async () => {
+    const byResource = [allow("p", "activity.resource == 'POLICY' && activity.action == 'DELETE'")];
+    const byKinds = [allow("p", "activity.kind in ['DELETE_POLICY', 'DELETE_POLICIES']")];
+    const same = await diffPolicies(byResource, byKinds, { users });
+    expect(same.changes).toEqual([]);
+    expect(same.proved).toBe(true);
+    const exact = await diffPolicies([allow("s", "activity.kind == 'EXPORT_WALLET'")], [allow("s", "activity.type == 'ACTIVITY_TYPE_EXPORT_WALLET'")], { users });
+    expect(exact.changes).toEqual([]);
+    expect(exact.migrations.map((m) => m.note).join()).toMatch(/stops applying when the service moves EXPORT_WALLET to a new version/);
+    // Always-erroring ALLOWs (a params field no documented type has) rewritten: nothing changes.
+    const erroring = await diffPolicies([allow("e", "activity.params.policy_name == 'x'")], [allow("e", "activity.params.policy_name != 'y'")], { users });
+    expect(erroring.changes).toEqual([]);
+    expect(erroring.proved).toBe(true);
+  });
+
+  it("a witness of every catalog type carries parameters valid under the type's wire schema; a type the service does not have is refused", () => {
+    const problems = [...activityCatalog().keys()].map((type) => witnessProblem({ type, parameters: requiredParameters(type), approvers: [{ id: "u" }] })).filter((p) => p !== undefined);
+    expect(problems).toEqual([]);
+    expect(witnessProblem({ type: "ACTIVITY_TYPE_EXPORT_WALLET_V2", parameters: {}, approvers: [{ id: "u" }] })).toMatch(/not an activity type of the service's catalog/);
+    expect(witnessProblem({ type: "ACTIVITY_TYPE_CREATE_POLICIES", parameters: { policies: [] }, approvers: [{ id: "u" }] })).toMatch(/parameters\.policies/);
   });
 
   it("each parsed payload is present on its own: an EIP-712 DENY takes nothing from transaction signing; Tempo is modelled", async () => {

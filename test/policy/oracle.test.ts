@@ -4,6 +4,11 @@
  * exhaustive evaluation with the real evaluator over a bounded domain, every change it reports
  * must replay. `npm run bench:policy-oracle` runs 10,000 pairs.
  *
+ * A second sample of 500 pairs runs full diffs over the oracle's organization (its users are the
+ * principals) and counts the rows that do not replay as the service decides (submission, then
+ * votes in turn) or name users or tags the organization lacks, the (user, direction, kind) the
+ * exhaustive oracle finds that no row lists, and the wrong `--no-new-access` exits: all 0.
+ *
  * The sample runs in a process of its own (the bench script, compiled): Z3's WebAssembly build
  * has been seen to abort a solver thread under a loaded machine ("memory access out of bounds"),
  * which blocks its process for good. Such a run ends without its summary line and is killed
@@ -14,16 +19,17 @@ import { spawn } from "node:child_process";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { diffPolicies } from "../../sdk/policy/smt/diff";
-import { exhaustiveDifference } from "./oracle";
+import { domainProblems, exhaustiveDifference } from "./oracle";
 
 const PAIRS = Number(process.env.KEYFORM_ORACLE_PAIRS ?? 500);
+const ORG_PAIRS = Number(process.env.KEYFORM_ORACLE_ORG_PAIRS ?? 500);
 const SAMPLE_WATCHDOG_MS = 600_000;
 const BENCH = path.resolve(__dirname, "../../dist/scripts/bench-policy-oracle.js");
 
 /** One run of the seeded sample in its own process: its output, and whether it ended with its summary line. */
-function sampleRun(pairs: number, seed: number): Promise<{ output: string; finished: boolean }> {
+function sampleRun(pairs: number, seed: number, extra: readonly string[] = []): Promise<{ output: string; finished: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BENCH, "--pairs", String(pairs), "--seed", String(seed)], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BENCH, "--pairs", String(pairs), "--seed", String(seed), ...extra], { stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -40,6 +46,8 @@ describe("policy diff against the exhaustive oracle", () => {
     const base = { policyId: "p", policyName: "p", effect: "EFFECT_ALLOW", condition: "activity.kind == 'SIGN_TRANSACTION'", consensus: "approvers.all(u, 'tag-b' in u.tags)" };
     expect(exhaustiveDifference([base], [{ ...base, consensus: "approvers.any(u, 'tag-b' in u.tags)" }])).toBeDefined();
     expect(exhaustiveDifference([base], [{ ...base, consensus: "approvers.all(u, u.tags.contains('tag-b'))" }])).toBeUndefined();
+    // Its domain holds only requests a client could submit.
+    expect(domainProblems()).toEqual([]);
     // The solver agrees on both, and the gain is one a client could submit.
     const diff = await diffPolicies([base], [{ ...base, consensus: "approvers.any(u, 'tag-b' in u.tags)" }]);
     expect(diff.changes.some((c) => c.direction === "gains" && c.confirmed && c.how === "with approvers")).toBe(true);
@@ -58,5 +66,19 @@ describe("policy diff against the exhaustive oracle", () => {
     // The sample exercises both verdicts.
     expect(Number(proved)).toBeGreaterThan(PAIRS / 10);
     expect(Number(changes)).toBeGreaterThan(PAIRS / 10);
+  });
+
+  it(`${ORG_PAIRS} seeded pairs over the organization's users and the catalog's types: no spurious row, no missed user, no wrong --no-new-access exit`, { timeout: 2 * SAMPLE_WATCHDOG_MS + 60_000 }, async () => {
+    let run = await sampleRun(ORG_PAIRS, 2027, ["--org"]);
+    if (!run.finished) {
+      console.log(`[oracle] the sample's process ended without its summary; run again. Its output ended:\n${run.output.slice(-1500)}`);
+      run = await sampleRun(ORG_PAIRS, 2027, ["--org"]);
+    }
+    expect(run.finished, run.output.slice(-3000)).toBe(true);
+    expect(run.output.split("\n").filter((line) => line.startsWith("FINDING"))).toEqual([]);
+    const [, rows, spurious, missed, wrong] = / (\d+) rows, \d+ outsiders' notes; spurious rows (\d+), missed users (\d+), wrong exits (\d+)/.exec(run.output)!;
+    expect([Number(spurious), Number(missed), Number(wrong)]).toEqual([0, 0, 0]);
+    // The sample has rows to check.
+    expect(Number(rows)).toBeGreaterThan(ORG_PAIRS / 2);
   });
 });

@@ -2,13 +2,15 @@
  * Differential testing of the access diff against a brute-force oracle: a seeded generator of
  * policy sets (seeded from the documented examples, covering every operator and keyword the
  * encoder handles) and mutations of them, and an exhaustive evaluation with the real evaluator
- * (`simulate`) over a small bounded domain of users, tags, activity types (another version and a
- * wallet-only type among them), targets, values and times. A verdict disagrees when the diff
+ * (`simulate`) over a small bounded domain of users, tags, activity types of the service's catalog
+ * (both versions of transaction signing, and a wallet-only type among them), targets, values and
+ * times. A verdict disagrees when the diff
  * proves "no change" and the oracle finds a decision that differs, or when a reported change
  * does not replay although every clause was encoded exactly.
  */
-import { activityFacts, activityKind, evaluatePolicy, ROOT_QUORUM_ONLY_KINDS, simulate, type EvaluationInput, type PolicyRecord, type SimulatedActivity, type SimulatedUser } from "../../sdk/policy";
-import { keywordsFor } from "../../sdk/policy/catalog";
+import { activityFacts, activityKind, evaluatePolicy, ROOT_QUORUM_ONLY_KINDS, simulate, simulateVotes, type EvaluationInput, type PolicyRecord, type SimulatedActivity, type SimulatedUser } from "../../sdk/policy";
+import { activityCatalog, keywordsFor } from "../../sdk/policy/catalog";
+import { witnessProblem } from "../../sdk/policy/smt/witness";
 import { parseTimestamp } from "../../sdk/policy/time";
 import { diffPolicies } from "../../sdk/policy/smt/diff";
 import { DOCUMENTED_EXAMPLES } from "./examples";
@@ -54,6 +56,7 @@ const CONSENSUS_ATOMS = [
   "approvers.filter(u, u.tags.contains('tag-a')).count() >= 3",
   "approvers.count() >= 2",
   "approvers.count() >= 3",
+  "approvers.count() >= 6",
   "approvers.any(u, u.id == 'u-alice')",
   "approvers.any(u, u.email == 'bob@example.com')",
   "approvers.any(u, u.alias == 'carol')",
@@ -126,7 +129,8 @@ export function randomPair(next: () => number): [PolicyRecord[], PolicyRecord[]]
   return [base, mutate(next, base)];
 }
 
-const USERS: SimulatedUser[] = [
+/** The organization of the differential test: its users are the principals. */
+export const USERS: SimulatedUser[] = [
   { id: "u-alice", tags: ["tag-a"], email: "alice@example.com", alias: "alice" },
   { id: "u-bob", tags: ["tag-a", "tag-b"], email: "bob@example.com", alias: "bob" },
   { id: "u-carol", tags: ["tag-b"], email: "", alias: "carol" },
@@ -163,9 +167,10 @@ function requests(): Omit<SimulatedActivity, "approvers">[] {
     for (const target of targets) for (const eth of txs) out.push({ type, parameters: { signWith: "x", unsignedTransaction: "0x00", type: "TRANSACTION_TYPE_ETHEREUM" }, keywords: { ...target, ...(eth ? { eth } : {}) } });
   };
   signing("ACTIVITY_TYPE_SIGN_TRANSACTION_V2");
-  signing("ACTIVITY_TYPE_SIGN_TRANSACTION_V3");
+  signing("ACTIVITY_TYPE_SIGN_TRANSACTION");
   for (const id of ["w-1", "w-3"]) out.push({ type: "ACTIVITY_TYPE_EXPORT_WALLET", parameters: { walletId: id, targetPublicKey: "04" }, keywords: { wallet: { id, imported: false, exported: false, label: "" }, wallet_account: { address: "0xa1" } } });
-  for (const userIds of [[], ["u-x"], ["u-y", "u-z"]]) out.push({ type: "ACTIVITY_TYPE_DELETE_USERS", parameters: { userIds } });
+  // Requests a client could submit: the wire schema wants at least one user to delete.
+  for (const userIds of [["u-w"], ["u-x"], ["u-y", "u-z"]]) out.push({ type: "ACTIVITY_TYPE_DELETE_USERS", parameters: { userIds } });
   out.push({ type: "ACTIVITY_TYPE_CREATE_WALLET", parameters: { walletName: "w", accounts: [] } });
   return out.flatMap((r) => NOWS.map((now) => ({ ...r, now })));
 }
@@ -174,6 +179,11 @@ const DOMAIN = (() => {
   const lists = approverLists();
   return requests().flatMap((r) => lists.map((approvers) => ({ ...r, approvers })));
 })();
+
+/** Why activities of the domain could not be submitted by a client (none may): its type and parameters under the wire schema. */
+export function domainProblems(): string[] {
+  return [...new Set(DOMAIN.map((activity) => witnessProblem(activity)).filter((p): p is string => p !== undefined))];
+}
 
 /** Each activity of the domain as the evaluator's input, built once (as `simulate` builds it). */
 const INPUTS: { activity: SimulatedActivity; kind: string; input: EvaluationInput }[] = DOMAIN.map((activity) => ({
@@ -263,4 +273,126 @@ export async function runOracle(seed: number, count: number, onProgress?: (done:
     onProgress?.(i + 1, disagreements.length);
   }
   return { pairs: count, proved, provedNoChange, changes, disagreements };
+}
+
+/** Each activity of the domain without its approvers, as a key (the prefixes of its approver list are activities of the domain too). */
+const REQUEST_KEYS: string[] = INPUTS.map(({ activity }) => JSON.stringify([activity.type, activity.parameters, activity.keywords, activity.now]));
+
+/**
+ * Every (user, direction, kind) the oracle finds: the user submits an activity of the domain, the
+ * others vote in turn, and the two sets reach different decisions (allowed or not). Each side's
+ * decision at each number of votes is taken by the engine's rules (a DENY that applies refuses,
+ * else an ALLOW that applies allows, else an ALLOW waiting for consensus waits, else refused), the
+ * first that does not wait being the activity's.
+ */
+export function exhaustiveChanges(before: readonly PolicyRecord[], after: readonly PolicyRecord[]): Set<string> {
+  const found = new Set<string>();
+  const keyOf = (p: PolicyRecord) => JSON.stringify([p.effect, p.condition ?? "", p.consensus ?? "", p.time ?? ""]);
+  const distinct = new Map<string, PolicyRecord>();
+  for (const p of [...before, ...after]) distinct.set(keyOf(p), p);
+  const [keysBefore, keysAfter] = [before.map(keyOf), after.map(keyOf)];
+  const decided = new Map<string, [string, string]>();
+  INPUTS.forEach(({ activity, kind, input }, i) => {
+    const outcome = new Map<string, string>();
+    for (const [key, policy] of distinct) outcome.set(key, evaluatePolicy(policy, input).outcome);
+    const decision = (keys: readonly string[]) => {
+      if (ROOT_QUORUM_ONLY_KINDS.has(kind) || keys.some((k) => outcome.get(k) === "OUTCOME_DENY_EXPLICIT")) return "refused";
+      if (keys.some((k) => outcome.get(k) === "OUTCOME_ALLOW")) return "allowed";
+      return keys.some((k) => outcome.get(k) === "OUTCOME_REQUIRES_CONSENSUS") ? "waits" : "refused";
+    };
+    decided.set(`${REQUEST_KEYS[i]}|${activity.approvers!.map((u) => u.id).join(",")}`, [decision(keysBefore), decision(keysAfter)]);
+  });
+  INPUTS.forEach(({ activity, kind }, i) => {
+    const ids = activity.approvers!.map((u) => u.id);
+    const voted = (side: 0 | 1) => {
+      let outcome = "waits";
+      for (let votes = 1; votes <= ids.length && outcome === "waits"; votes++) outcome = decided.get(`${REQUEST_KEYS[i]}|${ids.slice(0, votes).join(",")}`)![side];
+      return outcome === "allowed";
+    };
+    const [b, a] = [voted(0), voted(1)];
+    if (b !== a) found.add(`${ids[0]}\u0000${a ? "gains" : "loses"}\u0000${kind}`);
+  });
+  return found;
+}
+
+export interface DifferentialResult {
+  readonly pairs: number;
+  /** Rows whose witness is not a catalog type, names a user the organization lacks or a tag a user lacks, lists no user, or does not replay for a user it lists. */
+  readonly spuriousRows: number;
+  /** (user, direction, kind) the oracle finds that no row lists. */
+  readonly missedUsers: number;
+  /** `--no-new-access` exits that disagree with the oracle and the replayed rows. */
+  readonly wrongExits: number;
+  readonly rows: number;
+  readonly notes: number;
+  /** Pairs whose diff is not proved (a change the solver found that no order of votes shows, a witness a client could not submit). */
+  readonly notProved: number;
+  readonly findings: { before: PolicyRecord[]; after: PolicyRecord[]; why: string }[];
+}
+
+/**
+ * Seeded pairs diffed over the organization of {@link USERS} (full diffs), each row checked by
+ * replay with the evaluator and each (user, direction, kind) of the exhaustive oracle looked up
+ * in the rows; the `--no-new-access` exit checked against both.
+ */
+export async function runDifferential(seed: number, count: number, exitOf: (diff: Awaited<ReturnType<typeof diffPolicies>>) => number, onProgress?: (done: number, result: DifferentialResult) => void): Promise<DifferentialResult> {
+  const next = seededRandom(seed);
+  const byId = new Map(USERS.map((u) => [u.id, u]));
+  const result = { pairs: 0, spuriousRows: 0, missedUsers: 0, wrongExits: 0, rows: 0, notes: 0, notProved: 0, findings: [] as DifferentialResult["findings"] };
+  for (let i = 0; i < count; i++) {
+    const [before, after] = randomPair(next);
+    const diff = await diffPolicies(before, after, { users: USERS.map((u) => ({ id: u.id, tags: u.tags ?? [], email: u.email ?? "", alias: u.alias ?? "" })) });
+    result.pairs++;
+    result.rows += diff.changes.length;
+    result.notes += diff.outsiders.length;
+    if (!diff.proved) result.notProved++;
+    const flag = (why: string) => result.findings.push({ before, after, why });
+    let replayedGain = false;
+    for (const change of diff.changes) {
+      const problems: string[] = [];
+      if (!activityCatalog().has(change.witness.type)) problems.push(`type ${change.witness.type} is not in the catalog`);
+      for (const a of change.witness.approvers ?? []) {
+        const real = byId.get(a.id);
+        if (!real) problems.push(`approver ${a.id} is not a user of the organization`);
+        else if ([...(a.tags ?? [])].sort().join() !== [...(real.tags ?? [])].sort().join()) problems.push(`approver ${a.id} has tags ${JSON.stringify(a.tags)}`);
+      }
+      if (change.users.length === 0) problems.push("lists no user");
+      const given = change.how === "alone" ? [] : (change.witness.approvers ?? []);
+      for (const { id } of change.users) {
+        const u = byId.get(id);
+        if (!u) {
+          problems.push(`lists ${id}, not a user of the organization`);
+          continue;
+        }
+        const others = given.some((o) => o.id === id) ? given.filter((o) => o.id !== id) : given.slice(1);
+        const activity = { ...change.witness, approvers: [u, ...others] };
+        const [b, a] = [simulateVotes(before, activity).outcome === "OUTCOME_ALLOW", simulateVotes(after, activity).outcome === "OUTCOME_ALLOW"];
+        const holds = change.direction === "gains" ? !b && a : b && !a;
+        if (!holds) problems.push(`does not replay for ${id}`);
+        else if (change.direction === "gains") replayedGain = true;
+      }
+      if (problems.length > 0) {
+        result.spuriousRows++;
+        flag(`spurious row (${change.direction} ${change.kinds.join(",")} ${change.how}): ${problems.join("; ")}`);
+      }
+    }
+    const oracle = exhaustiveChanges(before, after);
+    for (const key of oracle) {
+      const [id, direction, kind] = key.split("\u0000") as [string, string, string];
+      const listed = diff.changes.some((c) => c.direction === direction && c.kinds.includes(kind) && c.users.some((u) => u.id === id));
+      if (!listed && diff.proved) {
+        result.missedUsers++;
+        flag(`missed: ${id} ${direction} ${kind}`);
+      }
+    }
+    const oracleGain = [...oracle].some((key) => key.split("\u0000")[1] === "gains");
+    const exit = exitOf(diff);
+    const wrong = (oracleGain && exit !== 1 && diff.proved) || (exit === 1 && !replayedGain) || (!oracleGain && !replayedGain && exit === 1);
+    if (wrong) {
+      result.wrongExits++;
+      flag(`wrong --no-new-access exit ${exit} (oracle ${oracleGain ? "finds" : "finds no"} gain; ${replayedGain ? "a" : "no"} replayed gain row)`);
+    }
+    onProgress?.(i + 1, result);
+  }
+  return result;
 }

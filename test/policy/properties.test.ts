@@ -29,6 +29,29 @@ describe("policy properties", () => {
     expect(withApprovers.answers.find((a) => a.how === "with approvers")!.allowed).toBe(true);
   });
 
+  it("can over the organization's users: their own tags, its users as approvers, and the witness agrees with simulate", async () => {
+    const users = [
+      { id: "u-ann", tags: ["tag-sec"], alias: "ann" },
+      { id: "u-ben", tags: ["tag-sec"], alias: "ben" },
+      { id: "u-cy", tags: [], alias: "cy" },
+    ];
+    const ann = await canQuery(policies, { user: users[0]! }, "CREATE_POLICY", undefined, users);
+    const voted = ann.answers.find((a) => a.how === "with approvers")!;
+    expect(voted.allowed).toBe(true);
+    expect(voted.witness!.approvers!.map((a) => a.id).sort()).toEqual(["u-ann", "u-ben"]);
+    expect(voted.witness!.approvers![0]!.id).toBe("u-ann");
+    expect(simulate(policies, voted.witness!).outcome).toBe("OUTCOME_ALLOW");
+    // Only one tag-sec user besides cy: cy cannot gather two security approvals without ann and ben, who exist.
+    const cy = await canQuery(policies, { user: users[2]! }, "CREATE_POLICY", undefined, users);
+    expect(cy.answers.find((a) => a.how === "with approvers")!.allowed).toBe(true);
+    // With one security user only, nobody can (symbolic approvers could: any number of tag-sec users).
+    const lone = [users[0]!, users[2]!];
+    const none = await canQuery(policies, { user: lone[1]! }, "CREATE_POLICY", undefined, lone);
+    expect(none.answers.every((a) => !a.allowed && a.proved)).toBe(true);
+    const symbolic = await canQuery(policies, { user: lone[1]! }, "CREATE_POLICY");
+    expect(symbolic.answers.find((a) => a.how === "with approvers")!.allowed).toBe(true);
+  });
+
   it("findings: a DENY reading a missing param errors and blocks nothing; a duplicate ALLOW is redundant", async () => {
     const set = [...policies, allow("dup", "activity.kind == 'SIGN_TRANSACTION' && wallet.id == 'w-1'", "approvers.any(u, u.tags.contains('tag-ops'))"), deny("no-raw", "activity.kind == 'CREATE_WALLET' && activity.params.hash_function == 'X'")];
     const { findings } = await policyFindings(set);

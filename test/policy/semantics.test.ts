@@ -127,5 +127,23 @@ describe("coverage lints", () => {
     }
     expect(rules(deny("deletes", "activity.action == 'DELETE'")).map((d) => d.rule)).not.toContain("deny-everything");
     expect(rules({ ...deny("interns", ""), consensus: "approvers.any(u, u.tags.contains('intern'))" }).map((d) => d.rule)).not.toContain("deny-everything");
+    // The submitter always approves: a count of at least one always holds.
+    for (const consensus of ["approvers.count() >= 1", "approvers.count() > 0", "1 <= approvers.count()"]) {
+      expect(rules({ ...deny("all", ""), consensus }).map((d) => d.rule), consensus).toContain("deny-everything");
+    }
+    expect(rules({ ...deny("pairs", ""), consensus: "approvers.count() >= 2" }).map((d) => d.rule)).not.toContain("deny-everything");
+  });
+
+  it("a DENY on eth.tx scoped to SIGN_TRANSACTION warns: on other chains' requests it errors, so blocks nothing there", () => {
+    const found = rules(deny("to", "activity.kind == 'SIGN_TRANSACTION' && eth.tx.to == '0xdead'")).filter((d) => d.rule === "keyword-unavailable");
+    expect(found).toHaveLength(1);
+    expect(found[0]!.message).toMatch(/'eth\.tx' exists only on requests that carry it: SIGN_TRANSACTION requests carrying solana\.tx, tron\.tx, bitcoin\.tx, tempo\.tx instead/);
+    expect(found[0]!.message).toMatch(/this DENY errors there and blocks nothing/);
+    // Confirmed by the evaluator: a Solana request is not blocked by it.
+    const policies = [allow("sign", "activity.kind == 'SIGN_TRANSACTION'"), deny("to", "activity.kind == 'SIGN_TRANSACTION' && eth.tx.to == '0xdead'")];
+    expect(simulate(policies, { type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", approvers: [{ id: "u" }], keywords: { solana: { tx: {} } } }).outcome).toBe("OUTCOME_ALLOW");
+    // An ALLOW on it is the chain's own scope, and an ETH_SEND_TRANSACTION DENY (always EVM) is quiet.
+    expect(rules(allow("to", "activity.kind == 'SIGN_TRANSACTION' && eth.tx.to == '0xdead'")).filter((d) => d.rule === "keyword-unavailable" && /exists only on requests/.test(d.message))).toEqual([]);
+    expect(rules(deny("to", "activity.kind == 'ETH_SEND_TRANSACTION' && eth.tx.to == '0xdead'")).filter((d) => d.rule === "keyword-unavailable")).toEqual([]);
   });
 });

@@ -83,13 +83,13 @@ async function computeMatrix(
   const cells: AccessCell[][] = rows.map(() => kinds.map((): AccessCell => (unproved ? "not proved" : "refused")));
   const notes: Record<string, string> = {};
   const rank: Record<AccessCell, number> = { refused: 0, "not proved": 1, "with approvers": 2, alone: 3, "root quorum": 4 };
-  // The diff names users as its table does (alias, then email, then id); user names are unique in an organization.
-  const userIndex = new Map(users.map((u, i) => [u.name || u.email || u.id, i]));
+  // The diff names users by id (their names beside).
+  const userIndex = new Map(users.map((u, i) => [u.id, i]));
   for (const change of diff?.changes ?? []) {
     if (change.direction !== "gains") continue;
     const value: AccessCell = !change.confirmed ? "not proved" : change.how === "alone" ? "alone" : "with approvers";
-    for (const userName of change.users) {
-      const u = userIndex.get(userName);
+    for (const user of change.users) {
+      const u = userIndex.get(user.id);
       if (u === undefined) continue;
       for (const kind of change.kinds) {
         const k = kindIndex.get(kind);

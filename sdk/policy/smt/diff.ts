@@ -2,15 +2,18 @@
  * @module policy/smt/diff
  * Which access decisions change between two policy sets, proved with Z3 over the policy
  * language (see `encode.ts` for the encoded fragment, `universe.ts` for the request space)
- * rather than sampled: for each activity type (or class of types no policy tells apart) and
- * signing target (a wallet or private key the policies name, or another one), whether some
- * user, alone or with some approvers, goes from refused to allowed ("gains") or the reverse
- * ("loses"). The principals are any users with any tags, named by id, email or alias, any number
- * of approvers; the organization's users, when given, only label the table.
+ * rather than sampled: for each activity type of the service's catalog (or class of types no
+ * policy tells apart) and signing target (a wallet or private key the policies name, or another
+ * one), whether some user, alone or with some approvers, goes from refused to allowed ("gains")
+ * or the reverse ("loses"). With the organization's users, they are the principals (each with
+ * its own tags, as submitter and approvers; a change only other users could make is a note, not
+ * a row); without them the principals are symbolic: any users with any tags, named by id, email
+ * or alias, any number of approvers.
  *
- * Each change comes with a concrete witness activity (every required parameter of its type, the
- * approvers, `now`), replayed through the evaluator (`simulate`, a non-root submitter) on both
- * sides; a witness that does not replay is a failure of the diff and the verdict is "not proved".
+ * Each change comes with a concrete witness activity (every required parameter of its type, valid
+ * under its wire schema; the approvers; `now`), replayed on both sides as the service decides it
+ * (`simulateVotes`: submitted by the first approver, the others voting in turn); a change whose
+ * witness does not replay, or could not be submitted, is no row and the verdict is "not proved".
  * The verdict is "proved" only when every clause was encoded exactly, the approver bound was
  * met, the search ran to the end and every witness replayed.
  *
@@ -23,15 +26,16 @@
 import type { CheckSatResult } from "z3-solver";
 import type { Expr } from "../ast";
 import type { PolicyRecord } from "../engine";
-import { simulate, type SimulatedActivity, type SimulatedUser } from "../simulate";
+import { simulate, simulateVotes, type SimulatedActivity, type SimulatedUser } from "../simulate";
 import { Encoder, RequestSpace, type OpaqueClause, type TypeSlot, type Z3Bool, type Z3Context } from "./encode";
 import { compiledExpression } from "../compile";
 import { conditionMayMatchFacts } from "../coverage";
-import { classes, collectLiterals, genericSlotsNeeded, typeSignature, typeUniverse } from "./universe";
+import { classes, collectLiterals, genericSlotsNeeded, typeSignature, typeUniverse, versionMigrations, type VersionMigration } from "./universe";
 import type { ModelValues, SolverModel } from "./model-values";
 import { witnessOf } from "./model-witness";
 import { newSolver, solverStarting, withSolver, z3Context } from "./runtime";
-import { UserLabels } from "./labels";
+import { nameOf, profilesOf, UserLabels } from "./labels";
+import { witnessProblem } from "./witness";
 
 export { solverMemory, withSolver, z3Context } from "./runtime";
 
@@ -47,14 +51,23 @@ export interface DiffUser {
   readonly root?: boolean;
 }
 
+/** A user of the organization as a change names it: the id, with the name beside. */
+export interface ChangeUser {
+  readonly id: string;
+  /** The user name, else the email, else the id. */
+  readonly name: string;
+}
+
 /** One changed decision. */
 export interface AccessChange {
   /** `gains`: refused before, allowed after; `loses`: the reverse. */
   readonly direction: "gains" | "loses";
   /** `alone`: the submitter without approvers; `with approvers`: with the approvers of the witness (a consensus change). */
   readonly how: "alone" | "with approvers";
-  /** Users of the organization (names) for whom the witness, submitted by them, replays; or the witness's submitter described. */
-  readonly users: readonly string[];
+  /** Users of the organization for whom the witness, submitted by them (with its approvers), changes so; empty when the principals are symbolic. */
+  readonly users: readonly ChangeUser[];
+  /** Who the change is about, for a reader: the users' names, or the symbolic submitter ("any user tagged tag-a"). */
+  readonly who: string;
   /** Every activity kind the change applies to. */
   readonly kinds: readonly string[];
   /** `wallet w-1` (`wallet Treasury (w-1)` when named), `private key pk-1`, `another wallet`, `another private key` or undefined (no signing target involved). */
@@ -63,8 +76,17 @@ export interface AccessChange {
   readonly witness: SimulatedActivity;
   readonly before: string;
   readonly after: string;
-  /** The evaluator decides the witness as claimed on both sides. */
+  /** The evaluator decides the witness as claimed on both sides (a change that does not is no row: the verdict is "not proved"). */
   readonly confirmed: boolean;
+}
+
+/** A change only users the organization does not have could make: a note, not a row. */
+export interface OutsiderNote {
+  readonly direction: "gains" | "loses";
+  readonly kinds: readonly string[];
+  /** Why no user of the organization can (more approvers than it has, or tags none of its users has). */
+  readonly note: string;
+  readonly witness: SimulatedActivity;
 }
 
 /** The result of {@link diffPolicies}. */
@@ -76,6 +98,12 @@ export interface AccessDiff {
   readonly notProved: readonly OpaqueClause[];
   /** How the principals were modelled. */
   readonly principals: string;
+  /** Whether the principals are the organization's users (else any user with any tags: symbolic). */
+  readonly symbolic: boolean;
+  /** Changes only users the organization does not have could make (with users only). */
+  readonly outsiders: readonly OutsiderNote[];
+  /** Policies of the after side (added or changed) that match an exact version: they stop applying when the service moves the kind to a new one. */
+  readonly migrations: readonly VersionMigration[];
   readonly userCount: number;
   readonly typeCount: number;
   /** True when the search stopped at `maxChanges`. */
@@ -83,8 +111,14 @@ export interface AccessDiff {
 }
 
 export interface DiffOptions {
-  /** The organization's users: they label the table (names, not ids) and never narrow the proof. */
+  /**
+   * The organization's users: when given, they are the principals (submitters and approvers,
+   * with their own tags); a change only other users could make is a note, not a row. Without
+   * them the principals are symbolic (any user with any tags).
+   */
   readonly users?: readonly DiffUser[];
+  /** Ids of users that stand in slots of their own (a `can` question's principal). */
+  readonly distinguishedUsers?: readonly string[];
   /** Names of tags, wallets and private keys by id, for the table. */
   readonly names?: Readonly<Record<string, string>>;
   /** Stop after this many changes (default 500). */
@@ -106,6 +140,8 @@ export interface Proof {
   readonly wallets: readonly string[];
   readonly privateKeys: readonly string[];
   readonly notProved: OpaqueClause[];
+  /** Why a search over users the organization does not have is not complete (with users only). */
+  readonly outsidersBound?: string;
   /** A decision formula (allowed, not root-only) of a policy set over the space. */
   decision(policies: readonly PolicyRecord[]): Z3Bool;
   /** Per-policy applies/error formulas of a policy set. */
@@ -231,21 +267,29 @@ export async function buildProof(policySets: readonly (readonly PolicyRecord[])[
   const notProved: OpaqueClause[] = [];
   // Generic approvers: the largest bound any type class needs, capped.
   const cap = options.maxGenericApprovers ?? 12;
+  // With the organization's users, the other users (generic slots, ids no user has) only feed the
+  // outsiders' note: a bound not met there leaves the rows exact.
+  const members = options.users !== undefined;
+  const bounds: OpaqueClause[] = [];
   let needed = 1;
   for (const group of typeClasses) {
     const bound = genericSlotsNeeded(all, group[0]!.type);
     if (bound === undefined) {
-      notProved.push({ clause: "approvers", reason: "an approver count is compared with something other than a number: no bound on the approvers to consider" });
+      bounds.push({ clause: "approvers", reason: "an approver count is compared with something other than a number: no bound on the approvers to consider" });
       needed = cap;
       break;
     }
     needed = Math.max(needed, bound);
   }
   if (needed > cap) {
-    notProved.push({ clause: "approvers", reason: `a change may need ${needed} kinds of approvers no policy names; ${cap} were considered` });
+    bounds.push({ clause: "approvers", reason: `a change may need ${needed} kinds of approvers no policy names; ${cap} were considered` });
     needed = cap;
   }
-  const space = new RequestSpace(z, typeClasses.map((group) => group[0]!), [...literals.userIds].sort(), needed);
+  if (!members) notProved.push(...bounds);
+  const profiles = members ? profilesOf(options.users!, literals.strings, new Set(options.distinguishedUsers ?? [])) : [];
+  const memberIds = new Set(profiles.flat().map((u) => u.id));
+  const namedIds = [...literals.userIds].filter((id) => !memberIds.has(id)).sort();
+  const space = new RequestSpace(z, typeClasses.map((group) => group[0]!), namedIds, needed, { profiles, literals: literals.strings });
   const wallets = [...literals.wallets];
   const privateKeys = [...literals.privateKeys];
   const encoder = new Encoder(space);
@@ -270,6 +314,7 @@ export async function buildProof(policySets: readonly (readonly PolicyRecord[])[
     wallets,
     privateKeys,
     notProved,
+    ...(members && bounds.length > 0 ? { outsidersBound: bounds.map((b) => b.reason).join("; ") } : {}),
     decision,
     policyFormulas,
     wellFormed: () => {
@@ -326,17 +371,32 @@ async function searchChanges(
   { groups, typeCount }: ReturnType<typeof relevanceGroups>,
   options: DiffOptions,
 ): Promise<AccessDiff> {
+  const symbolic = options.users === undefined;
   const orgUsers = (options.users ?? []).filter((u) => !u.root);
   const labels = new UserLabels(orgUsers);
   const changes: AccessChange[] = [];
+  const outsiders: OutsiderNote[] = [];
   const notProved: OpaqueClause[] = [];
   const maxChanges = options.maxChanges ?? 500;
   let truncated = false;
   let replayFailures = 0;
-  const replay = (activity: SimulatedActivity, direction: "gains" | "loses") => {
-    const [b, a] = [simulate(before, activity), simulate(after, activity)];
+  const invalid = new Set<string>();
+  // A witness replays as the service decides it: submitted by its first approver, the others voting in turn.
+  const replayOnce = (activity: SimulatedActivity, direction: "gains" | "loses") => {
+    const [b, a] = [simulateVotes(before, activity), simulateVotes(after, activity)];
     const [allowedB, allowedA] = [b.outcome === "OUTCOME_ALLOW", a.outcome === "OUTCOME_ALLOW"];
-    return { b, a, confirmed: direction === "gains" ? !allowedB && allowedA : allowedB && !allowedA };
+    return { b, a, confirmed: direction === "gains" ? !allowedB && allowedA : allowedB && !allowedA, activity };
+  };
+  // The solver reasons on the set of approvers; the service on their votes in order: an order in
+  // which fewer votes already decide alike shows no change, so each approver is tried first.
+  const replay = (activity: SimulatedActivity, direction: "gains" | "loses") => {
+    const first = replayOnce(activity, direction);
+    const approvers = activity.approvers ?? [];
+    for (let k = 1; !first.confirmed && k < approvers.length; k++) {
+      const reordered = replayOnce({ ...activity, approvers: [approvers[k]!, ...approvers.filter((_, i) => i !== k)] }, direction);
+      if (reordered.confirmed) return reordered;
+    }
+    return first;
   };
   for (const group of groups) {
     if (truncated) break;
@@ -349,10 +409,13 @@ async function searchChanges(
     const allowedAfter = proof.decision(relevantAfter);
     const wellFormed = proof.wellFormed();
     // One solver per group (each check has a fixed cost): a model is a change, blocked by its
-    // type class, target, direction and whether the submitter acts alone; unsat ends the group.
+    // type class, target, direction, whether the submitter acts alone and (with the
+    // organization's users) the profiles of the users it was found to apply to; unsat ends the group.
     const gains = z.And(z.Not(allowedBefore), allowedAfter);
     const loses = z.And(allowedBefore, z.Not(allowedAfter));
     const alone = space.alone();
+    const slotOf = new Map<string, number>();
+    space.slots.forEach((slot, j) => slot.members?.forEach((u) => slotOf.set(u.id, j)));
     const solver = newSolver(z);
     solver.add(wellFormed, z.Or(gains, loses));
     // A scope from the start makes every check use Z3's incremental solver. Without it the first
@@ -360,8 +423,12 @@ async function searchChanges(
     // first blocking clause, takes the question in again into the incremental one: the group's
     // questions then cost about twice as much. The answers are the same (sat, unsat or unknown).
     solver.push();
+    // Rows speak of the organization's users only.
+    solver.add(space.insiders());
+    const found: Z3Bool[] = [];
     let next: Promise<CheckSatResult> | undefined = changes.length < maxChanges ? solver.check() : undefined;
     if (next === undefined) truncated = true;
+    let ended = false;
     try {
       while (next !== undefined) {
         const verdict = await next;
@@ -370,55 +437,112 @@ async function searchChanges(
           proof.notProved.push({ clause: "(search)", reason: "the solver gave up" });
           break;
         }
-        if (verdict !== "sat") break;
-        const found = solver.model();
-        const direction = found.eval(gains, true).toString() === "true" ? "gains" : "loses";
-        const how = found.eval(alone, true).toString() === "true" ? "alone" : "with approvers";
-        const values = proof.values(found);
+        if (verdict !== "sat") {
+          ended = true;
+          break;
+        }
+        const model = solver.model();
+        const direction = model.eval(gains, true).toString() === "true" ? "gains" : "loses";
+        const how = model.eval(alone, true).toString() === "true" ? "alone" : "with approvers";
+        const values = proof.values(model);
         const cell = proof.cell(values);
-        // Freed now rather than with the diff: a long search makes many models.
-        found.release();
-        solver.add(z.Not(z.And(cell.formula, direction === "gains" ? gains : loses, how === "alone" ? alone : z.Not(alone))));
-        // The next check runs on the solver's thread while this change's witness is read,
-        // replayed and labelled below, none of which calls into Z3.
+        const submitter = Number(values.int(space.s));
+        model.release();
+        // The witness replays against the whole sets: this also checks that the policies left out could not apply.
+        const first = replay(proof.witness(values), direction);
+        const witness = first.activity;
+        // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
+        const users = symbolic ? [] : labels.replaying(witness, how, direction, relevantBefore, relevantAfter);
+        // Profiles whose every user the row names: the search goes on for the others (a submitter of
+        // the witness's profile always is, the profile's users being alike for every policy).
+        const named = new Set(users.map((u) => u.id));
+        const covered = new Set([submitter, ...space.slots.flatMap((slot, j) => (slot.members?.every((u) => named.has(u.id)) ? [j] : []))]);
+        const where = z.And(cell.formula, direction === "gains" ? gains : loses, how === "alone" ? alone : z.Not(alone));
+        found.push(where);
+        solver.add(z.Not(symbolic ? where : z.And(where, z.Or(...[...covered].map((j) => space.s.eq(j))))));
+        // The next check runs on the solver's thread while this change is recorded below, none of which calls into Z3.
         if (changes.length + 1 < maxChanges) next = solver.check();
         else truncated = true;
-        const witness = proof.witness(values);
-        // The witness replays against the whole sets: this also checks that the policies left out could not apply.
-        const first = replay(witness, direction);
+        const problem = witnessProblem(witness);
+        if (problem !== undefined) invalid.add(problem);
         if (!first.confirmed) replayFailures++;
-        // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
-        const users = labels.replaying(witness, how, direction, relevantBefore, relevantAfter);
+        // A row is a request a client could submit, decided as claimed: anything else is "not proved".
+        if (!first.confirmed || problem !== undefined) {
+          // No row was added: the search goes on if the limit had stopped it.
+          if (next === undefined && truncated && changes.length < maxChanges) {
+            truncated = false;
+            next = solver.check();
+          }
+          continue;
+        }
         changes.push({
           direction,
           how,
-          users: orgUsers.length > 0 ? users : [describeUser(witness.approvers![0]!, new Set(space.namedIds), options.names)],
+          users: users.map((u) => ({ id: u.id, name: nameOf(u) })),
+          who: symbolic ? describeUser(witness.approvers![0]!, new Set(space.namedIds), options.names) : users.map(nameOf).join(", "),
           kinds: [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))],
           ...(cell.targetLabel ? { target: cell.targetLabel } : {}),
           witness,
           before: first.b.outcome,
           after: first.a.outcome,
-          confirmed: first.confirmed,
+          confirmed: true,
         });
       }
     } finally {
       // A check still running when this fails must end before the diff's objects are freed.
       await next?.catch(() => undefined);
     }
+    // With the organization's users: is there a change, in a cell no row covers, that only users it does not have could make?
+    if (!symbolic && ended && !truncated) {
+      solver.pop();
+      if (found.length > 0) solver.add(z.Not(z.Or(...found)));
+      const verdict = await solver.check();
+      if (verdict === "sat") {
+        const model = solver.model();
+        const direction = model.eval(gains, true).toString() === "true" ? "gains" : "loses";
+        const values = proof.values(model);
+        const cell = proof.cell(values);
+        model.release();
+        const witness = proof.witness(values);
+        outsiders.push({
+          direction,
+          kinds: [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))],
+          note: `only users the organization does not have could make this change (${outsiderWhy(witness, orgUsers)}): no user of the organization ${direction === "gains" ? "gains" : "loses"} it`,
+          witness,
+        });
+      }
+    }
     solver.release();
     addNotProved(notProved, proof.notProved);
   }
-  if (replayFailures > 0) notProved.push({ clause: "(witnesses)", reason: `${replayFailures} witness${replayFailures === 1 ? "" : "es"} did not replay through the evaluator: a failure of the diff` });
+  if (replayFailures > 0) notProved.push({ clause: "(witnesses)", reason: `${replayFailures} change${replayFailures === 1 ? "" : "s"} found by the solver did not replay as the service decides (submission, then votes in turn): not reported, and the diff is not proved` });
+  for (const problem of invalid) notProved.push({ clause: "(witnesses)", reason: `a witness is not a request a client could submit: ${problem}` });
   const namedIds = collectLiterals([...before, ...after]).userIds.size;
+  const unchanged = new Set(before.map(encodingKey));
   return {
     proved: notProved.length === 0 && !truncated,
     changes,
     notProved,
-    principals: `any user with any tags (${namedIds} named by id, any other user with any tags as submitter or approver, any number of each)${orgUsers.length > 0 ? `; ${orgUsers.length} users of the organization label the table` : ""}`,
+    principals: symbolic
+      ? `symbolic: any user with any tags (${namedIds} named by id, any other user with any tags as submitter or approver, any number of each); give the organization's users (--users, or read from the organization) to name them`
+      : `the organization's ${orgUsers.length} users (root quorum members left out), with their own tags, as submitters and approvers`,
+    symbolic,
+    outsiders,
+    migrations: versionMigrations(after.filter((p) => !unchanged.has(encodingKey(p)))),
     userCount: orgUsers.length,
     typeCount,
     truncated,
   };
+}
+
+/** Why a witness's users are not the organization's: more approvers than it has, or a user it does not have. */
+function outsiderWhy(witness: SimulatedActivity, users: readonly DiffUser[]): string {
+  const approvers = witness.approvers ?? [];
+  const known = new Map(users.map((u) => [u.id, u]));
+  if (approvers.length > users.length) return `${approvers.length} approvers where it has ${users.length} users`;
+  const stranger = approvers.find((a) => !known.has(a.id));
+  const tags = stranger?.tags?.length ? ` tagged ${stranger.tags.join(", ")}` : "";
+  return stranger ? `a user${tags} it does not have` : "users it does not have";
 }
 
 /** "a user tagged tag-sec" for a made-up witness user. */

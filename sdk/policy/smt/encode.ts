@@ -9,7 +9,10 @@
  * slots, each slot one profile (id, email, alias, tag membership) and how many users of that
  * profile approve (any number, so thresholds of any size can be met); `s` is the slot of the
  * submitter. Named slots stand for the users the policies name by id (at most one user each);
- * generic slots for everyone else, any user with any tags. `target` says whether the request
+ * generic slots for everyone else, any user with any tags. With the organization's users, each
+ * profile of users alike for every policy is a slot of its own with their fixed tags, at most
+ * as many approving as it has users; the other slots then stand for users the organization does
+ * not have, and `insiders()` rules them out. `target` says whether the request
  * signs with a wallet (1), a private key (2) or neither (0); `now` is the evaluation time.
  *
  * Strings are interned as ints (only equality is ever asked of them); a string variable takes
@@ -48,6 +51,12 @@ export interface TypeSlot {
   /** Keywords that may exist beyond the universal ones; undefined when unknown (all may). */
   readonly keywords?: ReadonlySet<string>;
   readonly rootOnly: boolean;
+  /** The request must name what it signs or exports (a required `sign_with`, `wallet_id`, `private_key_id`, `address`…). */
+  readonly targeted?: boolean;
+  /** The documented type of each params field (`list<string>`): a documented list is a list. */
+  readonly paramTypes?: Readonly<Record<string, string>>;
+  /** Params fields whose list the wire schema wants non-empty (`user_ids` of DELETE_USERS). */
+  readonly nonEmptyLists?: ReadonlySet<string>;
 }
 
 /** One profile of approving users. */
@@ -59,6 +68,19 @@ export interface ApproverSlot {
   readonly alias: Z3Int;
   /** The id literal of a named slot (one user at most). */
   readonly named?: string;
+  /**
+   * The organization's users this slot stands for (alike for every policy: same tags, and
+   * strings no policy names), in order: `n` of them approve. Their tags are fixed.
+   */
+  readonly members?: readonly MemberUser[];
+}
+
+/** A user of the organization, as an approver slot holds it. */
+export interface MemberUser {
+  readonly id: string;
+  readonly tags: readonly string[];
+  readonly email: string;
+  readonly alias: string;
 }
 
 /** A clause outside the exact fragment, and why. */
@@ -102,6 +124,8 @@ export function mayCarry(slot: TypeSlot, payload: string): boolean {
 const MODELLED_ROOTS = new Set(["activity", "time", ...Object.keys(TARGET_OF), ...CHAINS]);
 /** Codes at or above this stand for users' own fresh ids; request strings stay below. */
 export const RESERVED_CODE = 1_000_000_000;
+/** Codes at or above this stand for the organization's users' own strings that no policy names. */
+const MEMBER_CODE = 2 * RESERVED_CODE;
 /** `time.now` stays within years 1970…9999 (epoch ms). */
 const MAX_NOW_MS = 253402300799000;
 
@@ -187,6 +211,12 @@ export class RequestSpace {
     readonly namedIds: readonly string[],
     /** Slots for users no policy names by id. */
     readonly genericSlots: number,
+    /**
+     * The organization's users, grouped into profiles (users alike for every policy), each a
+     * slot of its own; `literals` are the strings the policies name (a user's string that is
+     * one keeps its code, any other gets a code of its own, unlike every literal).
+     */
+    members: { readonly profiles: readonly (readonly MemberUser[])[]; readonly literals: ReadonlySet<string> } = { profiles: [], literals: new Set() },
   ) {
     this.t = this.intConst("t");
     this.s = this.intConst("s");
@@ -208,6 +238,18 @@ export class RequestSpace {
     });
     namedIds.forEach((id, j) => slots.push(slot(j, id)));
     for (let g = 0; g < genericSlots; g++) slots.push(slot(namedIds.length + g));
+    // A member's string: a literal's code when the policies name it, else one code per distinct string.
+    const ownCodes = new Map<string, number>();
+    const fixed = (text: string) => {
+      const code = members.literals.has(text) ? this.code(text) : (ownCodes.get(text) ?? ownCodes.set(text, MEMBER_CODE + ownCodes.size).get(text)!);
+      const term = z.Int.val(code);
+      this.constants.set(term, { value: String(code) });
+      return term;
+    };
+    for (const users of members.profiles) {
+      const first = users[0]!;
+      slots.push({ n: this.intConst(`n_${slots.length}`), id: fixed(first.id), email: fixed(first.email), alias: fixed(first.alias), members: users });
+    }
     this.slots = slots;
     this.chainPresent = new Map(ALL_CHAIN_PAYLOADS.map((c) => [c, this.boolConst(`chain_${c}`)]));
   }
@@ -330,31 +372,40 @@ export class RequestSpace {
     const namedCodes = this.namedIds.map((id) => this.code(id));
     this.slots.forEach((slot, j) => {
       parts.push(slot.n.ge(0), z.Implies(this.s.eq(j), slot.n.ge(1)));
+      if (slot.members !== undefined) {
+        parts.push(slot.n.le(slot.members.length));
+        return;
+      }
       if (slot.named !== undefined) {
         parts.push(slot.n.le(1));
         return;
       }
       // Users no policy names: another id than any named one; several of one profile each get a fresh id.
       for (const code of namedCodes) parts.push(slot.id.neq(code));
+      for (const member of this.slots) if (member.members?.length === 1 && this.codes.has(member.members[0]!.id)) parts.push(slot.id.neq(this.code(member.members[0]!.id)));
       parts.push(z.Implies(slot.n.ge(2), slot.id.eq(RESERVED_CODE + j)));
       parts.push(z.Or(slot.n.ge(2), slot.id.lt(RESERVED_CODE)));
       this.slots.forEach((other, l) => {
-        if (l > j && other.named === undefined) parts.push(z.Implies(z.And(slot.n.ge(1), other.n.ge(1)), slot.id.neq(other.id)));
+        if (l > j && other.named === undefined && other.members === undefined) parts.push(z.Implies(z.And(slot.n.ge(1), other.n.ge(1)), slot.id.neq(other.id)));
       });
       parts.push(z.Or(slot.id.ge(RESERVED_CODE), this.inClass(slot.id, "user.id")));
     });
-    for (const slot of this.slots) parts.push(this.inClass(slot.email, "user.email"), this.inClass(slot.alias, "user.alias"));
+    for (const slot of this.slots) if (slot.members === undefined) parts.push(this.inClass(slot.email, "user.email"), this.inClass(slot.alias, "user.alias"));
     parts.push(this.target.ge(0), this.target.le(2));
     parts.push(z.Implies(this.target.eq(1), this.typesWhere((slot) => !slot.keywords || slot.keywords.has("wallet") || slot.keywords.has("wallet_account"))));
     parts.push(z.Implies(this.target.eq(2), this.typesWhere((slot) => !slot.keywords || slot.keywords.has("private_key"))));
     // A request that must name what it signs or exports always has a target.
-    parts.push(z.Implies(this.typesWhere((slot) => ["sign_with", "wallet_id", "private_key_id"].some((f) => slot.params?.[f] === true)), this.target.neq(0)));
+    parts.push(z.Implies(this.typesWhere((slot) => slot.targeted === true || ["sign_with", "wallet_id", "private_key_id"].some((f) => slot.params?.[f] === true)), this.target.neq(0)));
     // A request carries at most one parsed payload, one its type may carry.
     for (const [chain, present] of this.chainPresent) {
       parts.push(z.Implies(present, this.typesWhere((slot) => mayCarry(slot, chain))));
       for (const other of this.chainPresent.keys()) if (other > chain) parts.push(z.Not(z.And(present, this.chainPresent.get(other)!)));
     }
     for (const [key, variable] of this.vars) {
+      // A params field documented as a list is one; a list the wire schema wants non-empty has an item.
+      const param = /^(?:b:notlist|i:count):activity\.params\.([a-z0-9_]+)$/.exec(key)?.[1];
+      if (param !== undefined && key.startsWith("b:notlist")) parts.push(z.Implies(variable as Z3Bool, this.typesWhere((slot) => !slot.paramTypes?.[param]?.startsWith("list"))));
+      if (param !== undefined && key.startsWith("i:count")) parts.push(z.Implies(this.typesWhere((slot) => slot.nonEmptyLists?.has(param) === true), (variable as Z3Int).ge(1)));
       if (this.unsigned.has(key)) parts.push((variable as Z3Int).ge(0));
       if (this.requestStrings.has(key)) {
         parts.push((variable as Z3Int).lt(RESERVED_CODE));
@@ -376,6 +427,25 @@ export class RequestSpace {
     const z = this.z;
     const literals = [...this.strings.literalsOf(key)];
     return z.Or(variable.ge(this.codes.size), ...literals.map((code) => variable.eq(code)));
+  }
+
+  /** Whether user slot `j` has tag `literal`: fixed for the organization's users, free for any other. */
+  tagOf(j: number, literal: string): Z3Bool {
+    const members = this.slots[j]?.members;
+    if (members !== undefined) return this.z.Bool.val(members[0]!.tags.includes(literal));
+    return this.boolVar(`tag:${j}\u0000${literal}`);
+  }
+
+  /** Whether the space holds the organization's users (its principals are then those users). */
+  get hasMembers(): boolean {
+    return this.slots.some((slot) => slot.members !== undefined);
+  }
+
+  /** Only the organization's users submit and approve (no slot of a user it does not have is used); true without members. */
+  insiders(): Z3Bool {
+    const z = this.z;
+    if (!this.hasMembers) return z.Bool.val(true);
+    return z.And(z.Bool.val(true), ...this.slots.filter((slot) => slot.members === undefined).map((slot) => slot.n.eq(0)));
   }
 
   /** Only the submitter approves. */
@@ -589,7 +659,7 @@ export class Encoder {
 
   /** Whether user `slot` has tag `literal`. */
   private tagged(slot: number, literal: string): Z3Bool {
-    return this.space.boolVar(`tag:${slot}\u0000${literal}`);
+    return this.space.tagOf(slot, literal);
   }
 
   /** `needle in list` / `list.contains(needle)`, or undefined when outside the fragment. */

@@ -19,19 +19,47 @@
  *   or a request value), so users alike in those answer alike, and one of them is replayed.
  */
 import type { PolicyRecord } from "../engine";
-import { simulate, type SimulatedActivity, type SimulatedUser } from "../simulate";
+import { simulate, simulateVotes, type SimulatedActivity, type SimulatedUser } from "../simulate";
 import type { DiffUser } from "./diff";
 import { collectLiterals } from "./universe";
+import type { MemberUser } from "./encode";
 
 /** The name a change lists a user by. */
 export const nameOf = (u: DiffUser) => u.alias || u.email || u.id;
+
+/**
+ * The key of the users a policy set cannot tell `u` apart from: `u` alone when a policy (or the
+ * witness) names its id, email or alias; else every user with the same tags whose own strings
+ * compare with one another (and with "") alike.
+ */
+export function profileKey(u: DiffUser, named: (text: string) => boolean): string {
+  const [email, alias] = [u.email ?? "", u.alias ?? ""];
+  const own = [u.id, email, alias].some((text) => text !== "" && named(text));
+  const shape = [u.id === email, u.id === alias, email === alias, email === "", alias === ""].map(Number).join("");
+  return own ? `user\u0000${u.id}` : `tags\u0000${shape}\u0000${[...(u.tags ?? [])].sort().join("\u0000")}`;
+}
+
+/** The organization's users (root quorum members left out) in profiles of users alike for policies naming `literals`; users of `first` stand first and alone. */
+export function profilesOf(users: readonly DiffUser[], literals: ReadonlySet<string>, first: ReadonlySet<string> = new Set()): MemberUser[][] {
+  const groups = new Map<string, MemberUser[]>();
+  for (const u of users) {
+    if (u.root) continue;
+    const key = first.has(u.id) ? `user\u0000${u.id}` : profileKey(u, (text) => literals.has(text));
+    const member: MemberUser = { id: u.id, tags: [...(u.tags ?? [])], email: u.email ?? "", alias: u.alias ?? "" };
+    const group = groups.get(key);
+    if (group) group.push(member);
+    else groups.set(key, [member]);
+  }
+  return [...groups.values()];
+}
 
 export class UserLabels {
   constructor(private readonly users: readonly DiffUser[]) {}
 
   /**
-   * Names of the users for whom the witness, submitted by them, goes `direction` between the
-   * policy sets: refused under `before` and allowed under `after` ("gains"), or the reverse.
+   * The users for whom the witness, submitted by them (with the same approvals: in the
+   * submitter's place, or first when they already approve), goes `direction` between the policy
+   * sets: refused under `before` and allowed under `after` ("gains"), or the reverse.
    */
   replaying(
     witness: SimulatedActivity,
@@ -39,10 +67,11 @@ export class UserLabels {
     direction: "gains" | "loses",
     before: readonly PolicyRecord[],
     after: readonly PolicyRecord[],
-  ): string[] {
+  ): DiffUser[] {
     const [heldBefore, heldAfter] = [conditionHolding(before, witness), conditionHolding(after, witness)];
     const [refusing, allowing] = direction === "gains" ? [heldBefore, heldAfter] : [heldAfter, heldBefore];
-    const allowed = (policies: readonly PolicyRecord[], activity: SimulatedActivity) => simulate(policies, activity).outcome === "OUTCOME_ALLOW";
+    // As the service decides: the user submits, the others vote in turn.
+    const allowed = (policies: readonly PolicyRecord[], activity: SimulatedActivity) => simulateVotes(policies, activity).outcome === "OUTCOME_ALLOW";
     // The side that must allow first: most users stop there.
     const changes = (activity: SimulatedActivity) => allowed(allowing, activity) && !allowed(refusing, activity);
     const told = collectLiterals([...heldBefore, ...heldAfter]).strings;
@@ -51,19 +80,17 @@ export class UserLabels {
     const answers = new Map<string, boolean>();
     return this.users
       .filter((u) => {
-        const own = [u.id, u.email ?? "", u.alias ?? ""].some((text) => text !== "" && (told.has(text) || inWitness.has(text)));
-        // Beyond tags, only how a user's own strings compare with one another (or with "") shows.
-        const [email, alias] = [u.email ?? "", u.alias ?? ""];
-        const shape = [u.id === email, u.id === alias, email === alias, email === "", alias === ""].map(Number).join("");
-        const key = own ? `user\u0000${u.id}` : `tags\u0000${shape}\u0000${[...(u.tags ?? [])].sort().join("\u0000")}`;
+        const key = profileKey(u, (text) => told.has(text) || inWitness.has(text));
         let answer = answers.get(key);
         if (answer === undefined) {
-          const approvers: SimulatedUser[] = [{ id: u.id, tags: u.tags ?? [], email: u.email ?? "", alias: u.alias ?? "" }, ...(how === "alone" ? [] : (witness.approvers ?? []).filter((o) => o.id !== u.id))];
+          // The same approvals with `u` submitting: `u` first when it already approves, else in the submitter's place.
+          const given = witness.approvers ?? [];
+          const others = given.some((o) => o.id === u.id) ? given.filter((o) => o.id !== u.id) : given.slice(1);
+          const approvers: SimulatedUser[] = [{ id: u.id, tags: u.tags ?? [], email: u.email ?? "", alias: u.alias ?? "" }, ...(how === "alone" ? [] : others)];
           answers.set(key, (answer = changes({ ...witness, approvers })));
         }
         return answer;
-      })
-      .map(nameOf);
+      });
   }
 }
 

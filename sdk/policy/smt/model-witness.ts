@@ -65,6 +65,9 @@ export function witnessOf(space: RequestSpace, values: ModelValues, defaultNow: 
   const s = Number(num(space.s));
   const userOf = (j: number, copy: number, count: number): SimulatedUser => {
     const slotJ = space.slots[j]!;
+    // The organization's users: as they are, their own tags and nothing else.
+    const member = slotJ.members?.[copy];
+    if (member !== undefined) return { id: member.id, tags: [...member.tags], email: member.email, alias: member.alias };
     const idCode = num(slotJ.id);
     const id = slotJ.named ?? (idCode >= BigInt(RESERVED_CODE) || count > 1 ? `(user ${j + 1}.${copy + 1})` : text(idCode, "user", "user.id"));
     const email = text(num(slotJ.email), "other", "user.email");
@@ -168,8 +171,12 @@ export function witnessOf(space: RequestSpace, values: ModelValues, defaultNow: 
     if ("signWith" in parameters || slot.params?.sign_with !== undefined) parameters.signWith = targetId;
     if ("walletId" in parameters && keywords.wallet) parameters.walletId = (keywords.wallet as { id: string }).id;
     if ("privateKeyId" in parameters && keywords.private_key) parameters.privateKeyId = (keywords.private_key as { id: string }).id;
+    const address = (keywords.wallet_account as { address?: string } | undefined)?.address;
+    if (address !== undefined) for (const field of ["address", "walletAddress"]) if (field in parameters) parameters[field] = address;
   }
   for (const [field, value] of Object.entries(params)) {
+    // A list read only through membership, which the wire schema wants non-empty, gets an item no policy names.
+    if (Array.isArray(value) && value.length === 0 && slot.nonEmptyLists?.has(field) && !space.variables().has(`i:count:activity.params.${field}`)) value.push("(item 1)");
     const camel = camelCaseKey(field);
     // A key that would not come back to the same snake_case name stays as written.
     const wire = camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) === field ? camel : field;

@@ -15,7 +15,7 @@
  *   `BREAK_GLASS_KINDS`).
  */
 import type { PolicyRecord } from "../engine";
-import { simulate, type SimulatedActivity } from "../simulate";
+import { simulate, simulateVotes, type SimulatedActivity } from "../simulate";
 import { addNotProved, buildProof, classesAmong, relevanceGroups, type DiffUser, type Proof } from "./diff";
 import { newSolver, withSolver } from "./runtime";
 import type { OpaqueClause, Z3Bool, Z3Int } from "./encode";
@@ -49,8 +49,11 @@ export function submitterIs(proof: Proof, principal: Principal): Z3Bool {
   const tagsRead = (j: number) => [...space.variables().keys()].map((k) => new RegExp(`^b:tag:${j}\u0000(.*)$`, "s").exec(k)?.[1]).filter((t): t is string => t !== undefined);
   return z.Or(
     ...space.slots.map((slot, j) => {
-      if ("tag" in principal) return z.And(space.s.eq(j), space.boolVar(`tag:${j}\u0000${principal.tag}`));
+      if ("tag" in principal) return z.And(space.s.eq(j), space.tagOf(j, principal.tag));
       const user = principal.user;
+      // An organization's user is its own slot (a distinguished user); other profiles are not them.
+      if (slot.members !== undefined) return slot.members.length === 1 && slot.members[0]!.id === user.id ? space.s.eq(j) : z.Bool.val(false);
+      if (space.hasMembers) return z.Bool.val(false);
       if (slot.named !== undefined && slot.named !== user.id) return z.Bool.val(false);
       if (slot.named === undefined && space.namedIds.includes(user.id)) return z.Bool.val(false);
       const parts: Z3Bool[] = [space.s.eq(j), is(slot.email, "user.email", user.email), is(slot.alias, "user.alias", user.alias)];
@@ -66,11 +69,11 @@ export function submitterIs(proof: Proof, principal: Principal): Z3Bool {
  * given) under `policies`, alone and with approvers. Asked per group of the kind's types that the
  * same policies may apply to, each over those policies only.
  */
-export function canQuery(policies: readonly PolicyRecord[], principal: Principal, kind: string, target?: string): Promise<CanResult> {
-  return withSolver(() => askCan(policies, principal, kind, target));
+export function canQuery(policies: readonly PolicyRecord[], principal: Principal, kind: string, target?: string, users?: readonly DiffUser[]): Promise<CanResult> {
+  return withSolver(() => askCan(policies, principal, kind, target, users));
 }
 
-async function askCan(policies: readonly PolicyRecord[], principal: Principal, kind: string, target?: string): Promise<CanResult> {
+async function askCan(policies: readonly PolicyRecord[], principal: Principal, kind: string, target?: string, users?: readonly DiffUser[]): Promise<CanResult> {
   const literals = [kind, ...(target !== undefined ? [target] : [])];
   const { groups, typeCount } = relevanceGroups([policies], literals);
   const notProved: OpaqueClause[] = [];
@@ -84,7 +87,9 @@ async function askCan(policies: readonly PolicyRecord[], principal: Principal, k
     const relevant = group.policySets[0]!;
     // Without an ALLOW that may apply, nothing of these types is allowed (the root quorum is not a principal here).
     if (!relevant.some((p) => p.effect === "EFFECT_ALLOW")) continue;
-    const proof = await buildProof([relevant], { literals }, { classes: classesAmong(types, relevant, literals), typeCount });
+    // With the organization's users, they alone submit and approve (the principal stands in a slot of its own).
+    const options = users !== undefined ? { literals, users, distinguishedUsers: "user" in principal ? [principal.user.id] : [] } : { literals };
+    const proof = await buildProof([relevant], options, { classes: classesAmong(types, relevant, literals), typeCount });
     const { z, space } = proof;
     const allowed = proof.decision(relevant);
     const who = submitterIs(proof, principal);
@@ -99,14 +104,19 @@ async function askCan(policies: readonly PolicyRecord[], principal: Principal, k
       const answer = found.get(how)!;
       if (answer.allowed) continue;
       const solver = newSolver(z);
-      solver.add(wellFormed, allowed, who, targeted, how === "alone" ? space.alone() : z.Bool.val(true));
+      solver.add(wellFormed, allowed, who, targeted, space.insiders(), how === "alone" ? space.alone() : z.Bool.val(true));
       const verdict = await solver.check();
       if (verdict === "sat") {
         const model = solver.model();
-        const witness = proof.witness(proof.values(model));
+        const modelled = proof.witness(proof.values(model));
         model.release();
-        const replayed = simulate(policies, witness).outcome === "OUTCOME_ALLOW";
-        if (replayed) found.set(how, { witness, allowed: true, undecided: false });
+        // Allowed as the service decides it: the principal submits, the others vote in turn (any of them may vote first after the principal).
+        const approvers = modelled.approvers ?? [];
+        const orders = [approvers, ...approvers.slice(1).map((_, k) => [approvers[0]!, approvers[k + 1]!, ...approvers.slice(1).filter((__, i) => i !== k)])];
+        const allowedOrder = orders.map((order) => ({ ...modelled, approvers: order })).find((w) => simulateVotes(policies, w).outcome === "OUTCOME_ALLOW");
+        // Only the votes cast until it is allowed (a later one is never cast): `simulate` of the witness allows it too.
+        const witness = allowedOrder && { ...allowedOrder, approvers: allowedOrder.approvers.slice(0, simulateVotes(policies, allowedOrder).votes) };
+        if (witness) found.set(how, { witness, allowed: true, undecided: false });
         else answer.undecided = true;
       } else if (verdict === "unknown") answer.undecided = true;
       solver.release();
@@ -232,14 +242,14 @@ export interface LockoutResult {
 }
 
 /** Whether a change keeps a break-glass tag's recovery access ({@link BREAK_GLASS_KINDS}) (and the root quorum's, which policies cannot touch). */
-export async function lockoutCheck(before: readonly PolicyRecord[], after: readonly PolicyRecord[], breakGlassTag: string | undefined, kinds = BREAK_GLASS_KINDS): Promise<LockoutResult> {
+export async function lockoutCheck(before: readonly PolicyRecord[], after: readonly PolicyRecord[], breakGlassTag: string | undefined, kinds = BREAK_GLASS_KINDS, users?: readonly DiffUser[]): Promise<LockoutResult> {
   const rootQuorum = "the root quorum bypasses policies: no policy change can stop it from changing the root quorum or the policies";
   if (breakGlassTag === undefined) return { lost: [], proved: true, notProved: [], rootQuorum };
   const lost: string[] = [];
   const notProved: OpaqueClause[] = [];
   let proved = true;
   for (const kind of kinds) {
-    const [b, a] = [await canQuery(before, { tag: breakGlassTag }, kind), await canQuery(after, { tag: breakGlassTag }, kind)];
+    const [b, a] = [await canQuery(before, { tag: breakGlassTag }, kind, undefined, users), await canQuery(after, { tag: breakGlassTag }, kind, undefined, users)];
     const had = b.answers.some((x) => x.allowed);
     const has = a.answers.some((x) => x.allowed);
     if (had && !has) lost.push(kind);

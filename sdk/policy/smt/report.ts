@@ -35,34 +35,40 @@ function leaves(value: unknown, path: string): string[] {
 function rows(diff: AccessDiff): string[][] {
   return diff.changes.map((c) => [
     c.direction === "gains" ? "gains" : "loses",
-    short(c.users),
+    c.users.length > 0 ? short(c.users.map((u) => u.name)) : c.who,
     short(c.kinds, 3),
     c.how === "alone" ? "alone" : "with approvers",
     c.target ?? "",
     `${c.before} → ${c.after}`,
-    `${describeWitness(c)}${c.confirmed ? "" : " (DID NOT REPLAY through the evaluator: a failure of the diff)"}`,
+    describeWitness(c),
   ]);
 }
 
 const HEADER = ["change", "who", "activity", "how", "target", "decision (before → after)", "witness"];
 
 function footer(diff: AccessDiff): string[] {
-  const lines = [`principals: ${diff.principals}; ${diff.typeCount} activity types (every version of every kind, and kinds not known yet)`];
+  const lines = [`principals: ${diff.principals}; ${diff.typeCount} activity types (the service's catalog: its documented kinds and versions)`];
+  for (const o of diff.outsiders ?? []) lines.push(`not a row: ${short(o.kinds, 3)}: ${o.note}; e.g. ${describeWitness({ witness: o.witness } as AccessChange)}`);
+  for (const m of diff.migrations ?? []) lines.push(`after a version migration: ${m.note}`);
   if (diff.truncated) lines.push("the search stopped at the change limit: more changes may exist");
   for (const n of diff.notProved) lines.push(`not proved: ${n.clause}: ${n.reason}`);
   return lines;
 }
 
-const SCOPE = "every user with any tags and approvers, every version of every activity type, and any request values";
+/** What "proved" covers: the principals, every catalog type, any request values. */
+function scope(diff: AccessDiff): string {
+  const who = diff.symbolic === false ? `the organization's ${diff.userCount} users` : "any user with any tags (symbolic principals)";
+  return `${who}, every activity type and version of the service's catalog, and any request values`;
+}
 
 /** The verdict line: "proved" only when the diff is. */
 export function verdictLine(diff: AccessDiff): string {
   const gains = diff.changes.filter((c) => c.direction === "gains").length;
   if (diff.changes.length === 0) {
-    return diff.proved ? `no access changes: proved for ${SCOPE}` : `NOT PROVED: no access change found, but ${diff.notProved.length} clause${diff.notProved.length === 1 ? "" : "s"} or check${diff.notProved.length === 1 ? "" : "s"} could not be proved (below)`;
+    return diff.proved ? `no access changes: proved for ${scope(diff)}` : `NOT PROVED: no access change found, but ${diff.notProved.length} clause${diff.notProved.length === 1 ? "" : "s"} or check${diff.notProved.length === 1 ? "" : "s"} could not be proved (below)`;
   }
   const head = `${diff.changes.length} access change${diff.changes.length === 1 ? "" : "s"} (${gains} gaining access)`;
-  return diff.proved ? `${head}; no other change: proved for ${SCOPE}` : `${head}; NOT PROVED that there are no others (below)`;
+  return diff.proved ? `${head}; no other change: proved for ${scope(diff)}` : `${head}; NOT PROVED that there are no others (below)`;
 }
 
 /** The diff as plain text, one change per line. */

@@ -2,11 +2,12 @@
  * @module policy/smt/universe
  * The request space a proof ranges over, built from two policy sets:
  *
- * - activity types: every catalog type, every type the policies name, and for every kind an
- *   unconstrained "another version" (params and keywords unknown), plus for every resource and
- *   action a kind keyform does not know yet; types no literal of the policies tells apart share
- *   one class;
- * - approvers: one slot per user id the policies name (one user each) and as many generic slots
+ * - activity types: the catalog's (the service's documented kinds and versions, with their
+ *   params and keywords); a type a policy names that the service does not have is no request
+ *   anyone can submit, so it is not part of the space; types no literal of the policies tells
+ *   apart share one class;
+ * - approvers: with the organization's users, one slot per profile of its users (see `encode.ts`);
+ *   besides, one slot per user id the policies name (one user each) and as many generic slots
  *   (any user, any tags, any number of users per slot) as a small-model argument needs: if some
  *   set of approvers tells the two sides apart, a set with at most
  *   `1 + Σ (c + 1) + e` distinct unnamed profiles does too, where the sum runs over the approver
@@ -16,12 +17,13 @@
  *   every clause then reads the same.
  */
 import { memberPath, printExpr, walk, type Expr } from "../ast";
-import { activityKind, resourceAndAction, ROOT_QUORUM_ONLY_KINDS } from "../activity";
+import { activityKind, ROOT_QUORUM_ONLY_KINDS } from "../activity";
 import { activityCatalog, ALL_CHAIN_PAYLOADS } from "../catalog";
 import { compiledExpression } from "../compile";
 import { conditionMayMatch } from "../coverage";
 import type { PolicyRecord } from "../engine";
 import { CHAINS, mayCarry, type TypeSlot } from "./encode";
+import { nonEmptyLists } from "./witness";
 
 /** String literals of all expressions (either side of any comparison), params fields and keywords read. */
 export interface Literals {
@@ -64,34 +66,72 @@ export function collectLiterals(policies: readonly PolicyRecord[], more: readonl
   return found;
 }
 
-const versionOf = (type: string) => Number(/_V(\d+)$/.exec(type)?.[1] ?? 1);
 
-/** Activity types: the catalog, the types and kinds the policies name, another version of each kind, another kind per resource and action. */
-export function typeUniverse(literals: Literals): TypeSlot[] {
-  const slots = new Map<string, TypeSlot>();
-  const slotOf = (type: string, known?: { params: Readonly<Record<string, boolean>>; keywords: ReadonlySet<string> }): TypeSlot => {
-    const kind = activityKind(type);
-    return { type, kind, ...resourceAndAction(kind), ...(known ? { params: known.params, keywords: known.keywords } : {}), rootOnly: ROOT_QUORUM_ONLY_KINDS.has(kind) };
-  };
-  for (const entry of activityCatalog().values()) slots.set(entry.type, slotOf(entry.type, entry));
-  for (const literal of literals.strings) if (/^ACTIVITY_TYPE_[A-Z0-9_]+$/.test(literal) && !slots.has(literal)) slots.set(literal, slotOf(literal));
-  const kinds = new Set([...slots.values()].map((s) => s.kind));
-  for (const literal of literals.strings) if (/^[A-Z][A-Z0-9_]*$/.test(literal) && !literal.startsWith("ACTIVITY_TYPE_") && !kinds.has(literal) && resourceAndAction(literal)) kinds.add(literal);
-  // Another version of each kind: older or newer than any keyform or the policies know, its params and keywords unknown.
-  for (const kind of kinds) {
-    const versions = [...slots.values()].filter((s) => s.kind === kind).map((s) => versionOf(s.type));
-    const type = `ACTIVITY_TYPE_${kind}_V${Math.max(1, ...versions) + 1}`;
-    if (!slots.has(type)) slots.set(type, slotOf(type));
+/** Request fields that name what a request signs or exports: a request with one required always has a target. */
+const TARGET_FIELDS = ["sign_with", "wallet_id", "private_key_id", "address", "wallet_address"];
+
+/**
+ * Activity types: the catalog's, and only those. Verdicts speak of the activities a client can
+ * submit today: a version or kind the service does not have is no row of a diff and no answer of
+ * `can` (a policy that matches an exact version, and so stops applying when the service moves the
+ * kind to a new one, is a finding of its own: {@link versionMigrations}).
+ */
+export function typeUniverse(_literals?: Literals): TypeSlot[] {
+  return [...activityCatalog().values()].map((entry) => ({
+    type: entry.type,
+    kind: entry.kind,
+    resource: entry.resource,
+    action: entry.action,
+    params: entry.params,
+    keywords: entry.keywords,
+    rootOnly: ROOT_QUORUM_ONLY_KINDS.has(entry.kind),
+    targeted: TARGET_FIELDS.some((field) => entry.requestFields[field] === true),
+    paramTypes: entry.paramTypes,
+    nonEmptyLists: nonEmptyLists(entry.type),
+  }));
+}
+
+/** A policy that names an exact activity type: it stops applying when the service moves that kind to a new version. */
+export interface VersionMigration {
+  readonly policyId: string;
+  readonly policyName: string;
+  /** `ACTIVITY_TYPE_SIGN_TRANSACTION_V2`. */
+  readonly type: string;
+  readonly kind: string;
+  readonly note: string;
+}
+
+/**
+ * The exact `activity.type` matches of `policies` (compared with `==`, `!=` or `in`): what they
+ * decide today is part of the diff; that they stop applying after a version migration is a
+ * note, never a gain or loss.
+ */
+export function versionMigrations(policies: readonly PolicyRecord[]): VersionMigration[] {
+  const found: VersionMigration[] = [];
+  const seen = new Set<string>();
+  for (const policy of policies) {
+    const condition = policy.condition?.trim() ? compiledExpression("condition", policy.condition).expr : undefined;
+    if (!condition) continue;
+    walk(condition, (node) => {
+      if (node.kind !== "compare") return;
+      const [path, other] = memberPath(node.left) === "activity.type" ? [node.left, node.right] : memberPath(node.right) === "activity.type" ? [node.right, node.left] : [undefined, undefined];
+      if (!path || !other) return;
+      for (const type of stringsIn(other)) {
+        const key = `${policy.policyId}\u0000${type}`;
+        if (seen.has(key) || !/^ACTIVITY_TYPE_/.test(type)) continue;
+        seen.add(key);
+        const kind = activityKind(type);
+        found.push({
+          policyId: policy.policyId,
+          policyName: policy.policyName ?? policy.policyId,
+          type,
+          kind,
+          note: `${JSON.stringify(policy.policyName ?? policy.policyId)} matches ${type} exactly: it stops applying when the service moves ${kind} to a new version; activity.kind == '${kind}' keeps applying`,
+        });
+      }
+    });
   }
-  // A kind not known yet, for each resource and action: a name the service's naming rule gives that pair.
-  const pairs = new Map<string, { resource: string; action: string }>();
-  for (const slot of slots.values()) pairs.set(`${slot.resource}/${slot.action}`, { resource: slot.resource, action: slot.action });
-  for (const { resource, action } of pairs.values()) {
-    const candidates = [...[...kinds].filter((k) => { const r = resourceAndAction(k); return r.resource === resource && r.action === action; }).map((k) => `${k}_NEXT`), `${action}_${resource}_NEXT`];
-    const kind = candidates.find((k) => { const r = resourceAndAction(k); return r.resource === resource && r.action === action && !literals.strings.has(k) && !kinds.has(k); });
-    if (kind) slots.set(`ACTIVITY_TYPE_${kind}`, slotOf(`ACTIVITY_TYPE_${kind}`));
-  }
-  return [...slots.values()];
+  return found;
 }
 
 /** Groups items by a signature: the first of each group stands for the rest. */
@@ -114,6 +154,8 @@ export function typeSignature(slot: TypeSlot, literals: Literals): string {
   for (const keyword of ["wallet", "wallet_account", "private_key", ...CHAINS]) parts.push(slot.keywords?.has(keyword) ?? null);
   for (const payload of ALL_CHAIN_PAYLOADS) parts.push(mayCarry(slot, payload));
   for (const field of ["sign_with", "wallet_id", "private_key_id"]) parts.push(slot.params?.[field] ?? null);
+  parts.push(slot.targeted === true);
+  for (const field of literals.params) parts.push(slot.paramTypes?.[field] ?? null, slot.nonEmptyLists?.has(field) ?? false);
   return JSON.stringify(parts);
 }
 

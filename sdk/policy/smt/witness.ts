@@ -14,6 +14,9 @@ type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; values?: 
 
 const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
+/** Well-formed shapes of refined strings (JSON text, a URL, decimal digits, hex). */
+const STRING_SHAPES = ["{}", "https://example.com/hook", "1", "0x00"];
+
 /** A well-formed value of `schema` with its required fields only. */
 function sample(schema: z.ZodType, name: string, depth = 0): unknown {
   const def = defOf(schema);
@@ -33,10 +36,14 @@ function sample(schema: z.ZodType, name: string, depth = 0): unknown {
     case "readonly":
     case "nonoptional":
       return sample(def.innerType!, name, depth);
-    case "pipe":
-      return sample(def.in!, name, depth);
+    case "pipe": {
+      // The input's sample, unless the output's refinements refuse it (then a well-formed shape).
+      const inner = sample(def.in!, name, depth);
+      return schema.safeParse(inner).success ? inner : (STRING_SHAPES.find((candidate) => schema.safeParse(candidate).success) ?? inner);
+    }
     case "array":
-      return [];
+      // One item where the schema wants at least one.
+      return schema.safeParse([]).success || depth > 6 ? [] : [sample(def.element!, name.replace(/s$/, ""), depth + 1)];
     case "enum":
       return Object.values(def.entries ?? {})[0];
     case "literal":
@@ -52,8 +59,11 @@ function sample(schema: z.ZodType, name: string, depth = 0): unknown {
       return false;
     case "record":
       return {};
-    default:
-      return sampleByName(name);
+    default: {
+      // A string the schema accepts: by the field's name first, then well-formed shapes of refined strings.
+      const candidates = [sampleByName(name), ...STRING_SHAPES];
+      return candidates.find((candidate) => schema.safeParse(candidate).success) ?? candidates[0];
+    }
   }
 }
 
@@ -87,6 +97,7 @@ export function requiredParameters(type: string): Record<string, unknown> {
   if (!info) return {};
   const out: Record<string, unknown> = {};
   for (const field of REQUEST_ONLY_FIELDS[type]?.split(" ") ?? []) out[camel(field)] = sampleByName(field);
+  for (const [field, required] of Object.entries(info.requestFields)) if (required) out[camel(field)] ??= sampleByName(field);
   for (const [field, required] of Object.entries(info.params)) if (required) out[camel(field)] = sampleByName(field);
   return out;
 }
@@ -106,4 +117,38 @@ const REQUEST_ONLY_FIELDS: Readonly<Record<string, string>> = {
 /** `snake_case` → `camelCase` at the top level (conditions read params in snake_case; clients send camelCase). */
 export function camelCaseKey(key: string): string {
   return camel(key);
+}
+
+/**
+ * Why a witness is not a request a client could submit, or undefined when it is: its type must
+ * be one of the catalog's, and its parameters must be valid under the type's wire schema (for
+ * the types keyform sends; the others carry their required fields by construction).
+ */
+export function witnessProblem(witness: { readonly type: string; readonly parameters?: unknown; readonly approvers?: readonly unknown[] }): string | undefined {
+  if (activityTypeInfo(witness.type) === undefined) return `${witness.type} is not an activity type of the service's catalog`;
+  if ((witness.approvers ?? []).length === 0) return `${witness.type}: no submitter`;
+  requiredParameters(witness.type);
+  const def = byType!.get(witness.type);
+  if (def === undefined) return undefined;
+  const parsed = def.parameters.safeParse(witness.parameters ?? {});
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0]!;
+  return `${witness.type}: parameters.${issue.path.join(".")}: ${issue.message}`;
+}
+
+/**
+ * The params fields (snake_case) of `type` whose list its wire schema wants non-empty: a sample of
+ * the field is a list with an item only when the empty list is refused.
+ */
+export function nonEmptyLists(type: string): ReadonlySet<string> {
+  requiredParameters(type);
+  const def = byType!.get(type);
+  const found = new Set<string>();
+  if (!def) return found;
+  const shape = (def.parameters as unknown as { shape?: Record<string, z.ZodType> }).shape ?? {};
+  for (const [field, schema] of Object.entries(shape)) {
+    const value = sample(schema, field);
+    if (Array.isArray(value) && value.length > 0) found.add(field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+  }
+  return found;
 }
