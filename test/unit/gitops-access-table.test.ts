@@ -8,7 +8,8 @@ function change(over: Partial<AccessChange>): AccessChange {
   return {
     direction: "gains",
     how: "alone",
-    users: ["bob"],
+    users: [{ id: "u-bob", name: "bob" }],
+    who: "bob",
     kinds: ["CREATE_WALLET"],
     witness: { type: "ACTIVITY_TYPE_CREATE_WALLET", approvers: [{ id: "u-bob", tags: [] }] },
     before: "OUTCOME_DENY_IMPLICIT",
@@ -19,7 +20,7 @@ function change(over: Partial<AccessChange>): AccessChange {
 }
 
 function diff(changes: AccessChange[]): AccessDiff {
-  return { proved: true, changes, notProved: [], principals: "any user", userCount: 2, typeCount: 10, truncated: false };
+  return { proved: true, changes, notProved: [], principals: "any user", symbolic: false, outsiders: [], migrations: [], userCount: 2, typeCount: 10, truncated: false };
 }
 
 describe("the access table of a pull request comment", () => {

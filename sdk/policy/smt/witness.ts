@@ -75,7 +75,7 @@ function sampleByName(name: string): unknown {
   if (name === "hash_function") return "HASH_FUNCTION_KECCAK256";
   if (name === "type") return "TRANSACTION_TYPE_ETHEREUM";
   if (name === "curve") return "CURVE_SECP256K1";
-  if (/payload$|transaction$|bundle$|key$/.test(name)) return "0x00";
+  if (/(payload|transaction|bundle|key)$/i.test(name)) return "0x00";
   return `sample-${name.replace(/_/g, "-")}`;
 }
 
