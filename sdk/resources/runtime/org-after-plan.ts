@@ -120,9 +120,14 @@ const DECIDING_INPUTS: Readonly<Record<string, readonly string[]>> = {
  * The organization after `planned` is applied, for `deployer` signing with `session`'s key;
  * undefined while an input that decides access is unknown (it is decided at `up`).
  */
-export async function organizationAfterPlan(session: Session, deployer: DeployingUser, planned: readonly PlannedObject[]): Promise<OrganizationAfterPlan | undefined> {
+export async function organizationAfterPlan(
+  session: Session,
+  deployer: DeployingUser,
+  planned: readonly PlannedObject[],
+  readAllowlists = planned.some((o) => o.kind === "IpAllowlist"),
+): Promise<OrganizationAfterPlan | undefined> {
   if (planned.some((o) => (DECIDING_INPUTS[o.kind] ?? []).some((f) => containsUnknown(o.inputs[f])))) return undefined;
-  const today = await organizationToday(session, deployer, []);
+  const today = await organizationToday(session, deployer, [], readAllowlists);
   const tagsToday = await before.userTags(session);
   let policies: PolicyAfter[] = [...today.policies];
   const tags = new Set(deployer.userTags);
@@ -174,8 +179,17 @@ export async function organizationAfterPlan(session: Session, deployer: Deployin
  * The organization as it is before the plan, with `managed` as the objects asked about: what the
  * deploying credential could not do already is not the plan's doing.
  */
-export async function organizationToday(session: Session, deployer: DeployingUser, managed: readonly ManagedObject[]): Promise<OrganizationAfterPlan> {
-  const [policies, { organizationData }, lists] = await Promise.all([before.policies(session), before.organization(session), allowlistsToday(session)]);
+export async function organizationToday(
+  session: Session,
+  deployer: DeployingUser,
+  managed: readonly ManagedObject[],
+  readAllowlists = managed.some((o) => o.kind === "IpAllowlist"),
+): Promise<OrganizationAfterPlan> {
+  // A plan that neither declares nor deletes an IP allowlist leaves the lists as they are, and the
+  // key has just been let in by them: they decide nothing here, so they are not read (two
+  // requests a run, at the plan's rate).
+  const lists = readAllowlists ? allowlistsToday(session) : Promise.resolve<AllowlistsToday>({});
+  const [policies, { organizationData }, today] = await Promise.all([before.policies(session), before.organization(session), lists]);
   const quorum = organizationData.rootQuorum as { userIds?: string[]; threshold?: number } | undefined;
   return {
     policies: policies.map((p) => ({
@@ -188,8 +202,8 @@ export async function organizationToday(session: Session, deployer: DeployingUse
     })),
     deployerKey: session.credentialPublicKey,
     deployer,
-    organizationList: lists.organization,
-    keyList: lists.key,
+    organizationList: today.organization,
+    keyList: today.key,
     rootQuorum: { userIds: quorum?.userIds ?? [], threshold: quorum?.threshold ?? 1 },
     managed,
   };
