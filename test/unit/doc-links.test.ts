@@ -21,12 +21,6 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/**
- * Pages the `keyform gitops` command brings, linked already from the CLI table and the front
- * page: a link to one passes while the page is missing, and is checked like any other once it exists.
- */
-const PAGES_ADDED_WITH_KEYFORM_GITOPS = new Set(["docs/gitops.md"]);
-
 const files = markdownFiles(repoRoot);
 
 describe("the links of README.md and docs/", () => {
@@ -42,7 +36,7 @@ describe("the links of README.md and docs/", () => {
       const resolved = target === "" ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), decodeURI(target)));
       const where = `${file}:${link.line}: (${link.target})`;
       if (!fs.existsSync(path.join(repoRoot, resolved))) {
-        if (!PAGES_ADDED_WITH_KEYFORM_GITOPS.has(resolved)) broken.push(`${where} ${resolved} does not exist`);
+        broken.push(`${where} ${resolved} does not exist`);
         continue;
       }
       if (anchor === undefined || anchor === "") continue;
