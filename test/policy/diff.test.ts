@@ -5,7 +5,7 @@
  * clauses outside the proved fragment reported as such.
  */
 import { describe, expect, it } from "vitest";
-import { simulate, type PolicyRecord } from "../../sdk/policy";
+import { simulate, simulateVotes, type PolicyRecord } from "../../sdk/policy";
 import { diffPolicies, type DiffUser } from "../../sdk/policy/smt/diff";
 import { DOCUMENTED_EXAMPLES } from "./examples";
 import { activityCatalog } from "../../sdk/policy/catalog";
@@ -140,6 +140,35 @@ describe("policy diff", () => {
     expect(diff.notProved.map((n) => n.clause)).toContain("credentials.any(credential, (credential.type == 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR'))");
     expect(diff.notProved.map((n) => n.reason).join()).toMatch(/did not replay as the service decides \(submission, then votes in turn\): not reported/);
     expect(diff.changes.every((c) => c.confirmed && simulate([passkey], c.witness).outcome === "OUTCOME_ALLOW")).toBe(true);
+  });
+
+  it("a user whose change the solver found only replays with another approver submitting first is still searched, and listed", async () => {
+    // erin alone is allowed at once under both sets when the value is 0 (the second ALLOW), so the
+    // set of approvers the solver picks for her replays only with bob submitting; her own loss is
+    // at value 1, with bob's vote after hers.
+    const tagged: DiffUser[] = [
+      { id: "u-alice", tags: ["tag-a"], alias: "alice" },
+      { id: "u-bob", tags: ["tag-a", "tag-b"], alias: "bob" },
+      { id: "u-carol", tags: ["tag-b"], alias: "carol" },
+      { id: "u-erin", tags: ["tag-a"], alias: "erin" },
+    ];
+    const quorum = allow("quorum", "eth.tx.value <= 1", "(approvers.any(u, u.id == 'u-erin' && u.tags.contains('tag-a'))) && (approvers.any(u, 'tag-b' in u.tags))");
+    const erinAtZero = allow("erin-at-zero", "eth.tx.value == 0", "approvers.any(u, u.id == 'u-erin' && u.tags.contains('tag-a'))");
+    const before = [quorum, erinAtZero];
+    const after = [{ ...quorum, effect: "EFFECT_DENY" }, erinAtZero];
+    const erinFirst = {
+      type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
+      parameters: { signWith: "0xa1", unsignedTransaction: "0x00", type: "TRANSACTION_TYPE_ETHEREUM" },
+      keywords: { eth: { tx: { value: 1 } } },
+      approvers: [tagged[3]!, tagged[1]!],
+    };
+    expect([simulateVotes(before, erinFirst).outcome, simulateVotes(after, erinFirst).outcome]).toEqual(["OUTCOME_ALLOW", "OUTCOME_DENY_IMPLICIT"]);
+    const diff = await diffPolicies(before, after, { users: tagged });
+    const erinLoses = diff.changes.some((c) => c.direction === "loses" && c.kinds.includes("SIGN_TRANSACTION") && c.users.some((u) => u.id === "u-erin"));
+    // Every set the solver picks for erin at value 0 is decided alike in every order of votes with
+    // her first: those are ruled out one by one, and her own change (at value 1) is found.
+    expect(erinLoses).toBe(true);
+    expect(diff.proved).toBe(true);
   });
 
   it("rows speak only of the service's catalog: a kind's versions it does not have are no rows, and an exact version match is a migration note", async () => {

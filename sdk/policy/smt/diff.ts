@@ -146,6 +146,8 @@ export interface Proof {
   decision(policies: readonly PolicyRecord[]): Z3Bool;
   /** Per-policy applies/error formulas of a policy set. */
   policyFormulas(policies: readonly PolicyRecord[]): { policy: PolicyRecord; applies: Z3Bool; err: Z3Bool }[];
+  /** Per policy of a set: its time and condition hold without error (what the request, not the approvers, decides of it). */
+  requestFacts(policies: readonly PolicyRecord[]): Z3Bool[];
   /** The constraints every request meets (call after all decisions are built). */
   wellFormed(): Z3Bool;
   /** A model's values of the space, read at once: what the two readers below take. */
@@ -317,6 +319,11 @@ export async function buildProof(policySets: readonly (readonly PolicyRecord[])[
     ...(members && bounds.length > 0 ? { outsidersBound: bounds.map((b) => b.reason).join("; ") } : {}),
     decision,
     policyFormulas,
+    requestFacts: (policies) =>
+      policies.map((policy) => {
+        const parts = (["condition", "time"] as const).map((kind) => encoder.expression(kind, policy[kind]));
+        return z.And(...parts.map((p) => p.v), z.Not(z.Or(...parts.map((p) => p.err))));
+      }),
     wellFormed: () => {
       const formula = space.wellFormed();
       for (const [path, sorts] of space.dynSorts) if (sorts.size > 1) notProved.push({ clause: path, reason: `read as ${[...sorts].join(" and ")}: one value of undocumented shape, modelled apart` });
@@ -380,12 +387,20 @@ async function searchChanges(
   const maxChanges = options.maxChanges ?? 500;
   let truncated = false;
   let replayFailures = 0;
+  let unnamedSubmitters = 0;
   const invalid = new Set<string>();
   // A witness replays as the service decides it: submitted by its first approver, the others voting in turn.
   const replayOnce = (activity: SimulatedActivity, direction: "gains" | "loses") => {
     const [b, a] = [simulateVotes(before, activity), simulateVotes(after, activity)];
     const [allowedB, allowedA] = [b.outcome === "OUTCOME_ALLOW", a.outcome === "OUTCOME_ALLOW"];
     return { b, a, confirmed: direction === "gains" ? !allowedB && allowedA : allowedB && !allowedA, activity };
+  };
+  // Whether no order of the other approvers, after the submitter, decides the witness `direction` (a
+  // bounded count of orders: more approvers than that answer "not known", false).
+  const noOrderChanges = (activity: SimulatedActivity, direction: "gains" | "loses") => {
+    const [submitter, ...others] = activity.approvers ?? [];
+    if (submitter === undefined || others.length > MAX_ORDERED_APPROVERS) return false;
+    return orders(others).every((order) => !replayOnce({ ...activity, approvers: [submitter, ...order] }, direction).confirmed);
   };
   // The solver reasons on the set of approvers; the service on their votes in order: an order in
   // which fewer votes already decide alike shows no change, so each approver is tried first.
@@ -407,6 +422,7 @@ async function searchChanges(
     const { z, space } = proof;
     const allowedBefore = proof.decision(relevantBefore);
     const allowedAfter = proof.decision(relevantAfter);
+    const facts = [...proof.requestFacts(relevantBefore), ...proof.requestFacts(relevantAfter)];
     const wellFormed = proof.wellFormed();
     // One solver per group (each check has a fixed cost): a model is a change, blocked by its
     // type class, target, direction, whether the submitter acts alone and (with the
@@ -426,6 +442,8 @@ async function searchChanges(
     // Rows speak of the organization's users only.
     solver.add(space.insiders());
     const found: Z3Bool[] = [];
+    // Per cell (type class, target, direction, alone or not): the users its rows name.
+    const namedByCell = new Map<string, Set<string>>();
     let next: Promise<CheckSatResult> | undefined = changes.length < maxChanges ? solver.check() : undefined;
     if (next === undefined) truncated = true;
     let ended = false;
@@ -447,19 +465,44 @@ async function searchChanges(
         const values = proof.values(model);
         const cell = proof.cell(values);
         const submitter = Number(values.int(space.s));
+        // What decides the submitter's votes in every order: the approvers of each profile and which policies' requests hold.
+        const sameVotes = z.And(
+          space.s.eq(submitter),
+          ...space.slots.map((slot) => slot.n.eq(Number(values.int(slot.n)))),
+          ...facts.map((fact) => (model.eval(fact, true).toString() === "true" ? fact : z.Not(fact))),
+        );
         model.release();
         // The witness replays against the whole sets: this also checks that the policies left out could not apply.
-        const first = replay(proof.witness(values), direction);
+        const original = proof.witness(values);
+        const first = replay(original, direction);
         const witness = first.activity;
         // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
         const users = symbolic ? [] : labels.replaying(witness, how, direction, relevantBefore, relevantAfter);
-        // Profiles whose every user the row names: the search goes on for the others (a submitter of
-        // the witness's profile always is, the profile's users being alike for every policy).
+        // Profiles whose every user the row names: the search goes on for the others.
         const named = new Set(users.map((u) => u.id));
-        const covered = new Set([submitter, ...space.slots.flatMap((slot, j) => (slot.members?.every((u) => named.has(u.id)) ? [j] : []))]);
+        const covered = new Set(space.slots.flatMap((slot, j) => (slot.members?.every((u) => named.has(u.id)) ? [j] : [])));
+        // The solver reasons on the set of approvers, the service on votes in turn: when the row does
+        // not name the solver's submitter, its change showed only with another approver submitting
+        // first. When no order of the others, after the submitter, shows it either, only requests
+        // with the same approvers and the same policies holding are ruled out for that submitter
+        // (they are decided alike in every order); the search goes on for its other changes.
+        let orderBlock: Z3Bool = z.Bool.val(false);
+        // Such a change repeats a row of its cell unless it names a user none of them names.
+        const rowKey = `${cell.t}\u0000${cell.targetLabel ?? ""}\u0000${direction}\u0000${how}`;
+        const namedInCell = namedByCell.get(rowKey) ?? namedByCell.set(rowKey, new Set()).get(rowKey)!;
+        let repeats = false;
+        if (!symbolic && first.confirmed && !covered.has(submitter)) {
+          if (noOrderChanges(original, direction)) {
+            orderBlock = sameVotes;
+            repeats = users.every((u) => namedInCell.has(u.id));
+          } else {
+            unnamedSubmitters++;
+            covered.add(submitter);
+          }
+        } else covered.add(submitter);
         const where = z.And(cell.formula, direction === "gains" ? gains : loses, how === "alone" ? alone : z.Not(alone));
         found.push(where);
-        solver.add(z.Not(symbolic ? where : z.And(where, z.Or(...[...covered].map((j) => space.s.eq(j))))));
+        solver.add(z.Not(symbolic ? where : z.And(where, z.Or(orderBlock, ...[...covered].map((j) => space.s.eq(j))))));
         // The next check runs on the solver's thread while this change is recorded below, none of which calls into Z3.
         if (changes.length + 1 < maxChanges) next = solver.check();
         else truncated = true;
@@ -467,7 +510,7 @@ async function searchChanges(
         if (problem !== undefined) invalid.add(problem);
         if (!first.confirmed) replayFailures++;
         // A row is a request a client could submit, decided as claimed: anything else is "not proved".
-        if (!first.confirmed || problem !== undefined) {
+        if (!first.confirmed || problem !== undefined || repeats) {
           // No row was added: the search goes on if the limit had stopped it.
           if (next === undefined && truncated && changes.length < maxChanges) {
             truncated = false;
@@ -487,6 +530,7 @@ async function searchChanges(
           after: first.a.outcome,
           confirmed: true,
         });
+        for (const u of users) namedInCell.add(u.id);
       }
     } finally {
       // A check still running when this fails must end before the diff's objects are freed.
@@ -516,6 +560,7 @@ async function searchChanges(
     addNotProved(notProved, proof.notProved);
   }
   if (replayFailures > 0) notProved.push({ clause: "(witnesses)", reason: `${replayFailures} change${replayFailures === 1 ? "" : "s"} found by the solver did not replay as the service decides (submission, then votes in turn): not reported, and the diff is not proved` });
+  if (unnamedSubmitters > 0) notProved.push({ clause: "(witnesses)", reason: `${unnamedSubmitters} change${unnamedSubmitters === 1 ? "" : "s"} found by the solver showed for its submitter only in an order of votes the row does not list: that submitter's search was not completed, and the diff is not proved` });
   for (const problem of invalid) notProved.push({ clause: "(witnesses)", reason: `a witness is not a request a client could submit: ${problem}` });
   const namedIds = collectLiterals([...before, ...after]).userIds.size;
   const unchanged = new Set(before.map(encodingKey));
@@ -533,6 +578,15 @@ async function searchChanges(
     typeCount,
     truncated,
   };
+}
+
+/** Other approvers up to this many are tried in every order (5! = 120 replays). */
+const MAX_ORDERED_APPROVERS = 5;
+
+/** Every order of `items`. */
+function orders<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
 }
 
 /** Why a witness's users are not the organization's: more approvers than it has, or a user it does not have. */
