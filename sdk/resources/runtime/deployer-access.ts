@@ -213,13 +213,8 @@ async function blockedAround(session: Session, planned: readonly PlannedObject[]
   const address = await callerAddress(session);
   const after = blockedAfterPlan(org, session.credentialPublicKey, credentialType, address, only);
   if (after.length === 0) return { after, today: [] };
-  const today = blockedAfterPlan(
-    await organizationToday(session, user, org.managed, planned.some((o) => o.kind === "IpAllowlist")),
-    session.credentialPublicKey,
-    credentialType,
-    address,
-    only,
-  );
+  // org.managed holds every planned object, so today's lists are read exactly when the plan's are.
+  const today = blockedAfterPlan(await organizationToday(session, user, org.managed), session.credentialPublicKey, credentialType, address, only);
   return { after, today };
 }
 
@@ -252,7 +247,7 @@ export async function refuseAccessLosingDelete(session: Session, kind: string, i
   const user = await deployingUser(session);
   if (user === undefined) return;
   // Deleting a key's own list hands the key to the organization's list: both are read then.
-  const org = await organizationAfterPlan(session, user, plan, kind === "IpAllowlist" || plan.some((o) => o.kind === "IpAllowlist"));
+  const org = await organizationAfterPlan(session, user, plan, kind === "IpAllowlist");
   if (org === undefined) return;
   const without = withoutObject(org, { kind, name: id, inputs: props, olds: {}, id });
   const credentialType = await credentialTypeOf(session);

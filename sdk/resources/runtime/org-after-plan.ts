@@ -124,10 +124,10 @@ export async function organizationAfterPlan(
   session: Session,
   deployer: DeployingUser,
   planned: readonly PlannedObject[],
-  readAllowlists = planned.some((o) => o.kind === "IpAllowlist"),
+  deletingAllowlist = false,
 ): Promise<OrganizationAfterPlan | undefined> {
   if (planned.some((o) => (DECIDING_INPUTS[o.kind] ?? []).some((f) => containsUnknown(o.inputs[f])))) return undefined;
-  const today = await organizationToday(session, deployer, [], readAllowlists);
+  const today = await organizationToday(session, deployer, [], deletingAllowlist || planned.some((o) => o.kind === "IpAllowlist"));
   const tagsToday = await before.userTags(session);
   let policies: PolicyAfter[] = [...today.policies];
   const tags = new Set(deployer.userTags);
