@@ -19,7 +19,7 @@ export type { Bootstrap } from "keyform/emulator-contract";
 import type { Bootstrap } from "keyform/emulator-contract";
 
 /** What the database keeps of the bootstrap (everything but the URLs). */
-type StoredBootstrap = Omit<Bootstrap, "baseUrl" | "authProxyUrl" | "signerPublicKey">;
+export type StoredBootstrap = Omit<Bootstrap, "baseUrl" | "authProxyUrl" | "signerPublicKey">;
 
 /** File name of the bootstrap file inside the data directory. */
 export const BOOTSTRAP_FILE = "bootstrap.json";
@@ -39,41 +39,46 @@ export function ensureBootstrap(store: Store): { stored: StoredBootstrap; signer
     if (existing && signerPrivate) {
       return { stored: JSON.parse(existing) as StoredBootstrap, signer: signerOf(signerPrivate) };
     }
-    const nowMs = Date.now();
-    const organizationId = randomUUID();
-    const userId = randomUUID();
     const pair = generateApiKeyPair("API_KEY_CURVE_P256");
-    store.organizations.insert({
-      id: organizationId,
-      name: ROOT_ORGANIZATION_NAME,
-      parent_id: null,
-      root_quorum_json: JSON.stringify({ threshold: 1, userIds: [userId] }),
-      created_ms: nowMs,
-    });
-    store.users.insert({ id: userId, org_id: organizationId, name: ROOT_USER_NAME, email: null, phone_number: null, created_ms: nowMs, updated_ms: nowMs });
-    store.apiKeys.insert({
-      id: randomUUID(),
-      org_id: organizationId,
-      user_id: userId,
-      name: ROOT_API_KEY_NAME,
-      public_key: pair.publicKey,
-      credential_type: "CREDENTIAL_TYPE_API_KEY_P256",
-      expiration_seconds: null,
-      created_ms: nowMs,
-      updated_ms: nowMs,
-    });
     const stored: StoredBootstrap = {
-      organizationId,
-      userId,
+      organizationId: randomUUID(),
+      userId: randomUUID(),
       apiPublicKey: pair.publicKey,
       apiPrivateKey: pair.privateKey,
       authProxyConfigId: randomUUID(),
     };
+    seedRootOrganization(store, stored, Date.now());
     const signerKey = bytesToHex(p256.utils.randomSecretKey());
     store.meta.set("bootstrap", JSON.stringify(stored));
     store.meta.set("signer_private_key", signerKey);
     return { stored, signer: signerOf(signerKey) };
   })();
+}
+
+/**
+ * Writes the root organization as the first start made it: the organization, its root user
+ * (alone the root quorum) and the bootstrap API key. Also what a reset of the data restores.
+ */
+export function seedRootOrganization(store: Store, stored: StoredBootstrap, nowMs: number): void {
+  store.organizations.insert({
+    id: stored.organizationId,
+    name: ROOT_ORGANIZATION_NAME,
+    parent_id: null,
+    root_quorum_json: JSON.stringify({ threshold: 1, userIds: [stored.userId] }),
+    created_ms: nowMs,
+  });
+  store.users.insert({ id: stored.userId, org_id: stored.organizationId, name: ROOT_USER_NAME, email: null, phone_number: null, created_ms: nowMs, updated_ms: nowMs });
+  store.apiKeys.insert({
+    id: randomUUID(),
+    org_id: stored.organizationId,
+    user_id: stored.userId,
+    name: ROOT_API_KEY_NAME,
+    public_key: stored.apiPublicKey,
+    credential_type: "CREDENTIAL_TYPE_API_KEY_P256",
+    expiration_seconds: null,
+    created_ms: nowMs,
+    updated_ms: nowMs,
+  });
 }
 
 function signerOf(privateKey: string): SignerKey {

@@ -54,6 +54,7 @@ import { requireAuthProxyConfig } from "./handlers/auth-common";
 import { enforceIpAllowlist } from "./handlers/ip-allowlists";
 import { activityView } from "./handlers/views";
 import type { ActivityRow, Db, Store } from "./store";
+import { activitySubmitterStoreOf } from "./store/activity-submitters";
 
 /**
  * How far an activity's `timestampMs` may be from the server clock, either way. The service
@@ -168,9 +169,10 @@ export class Dispatcher {
   /**
    * Serves `POST /public/v1/{query|submit}/<name>`.
    * @param remoteAddress the TCP peer address, checked against the IP allowlists
+   * @param seen receives the authenticated caller as soon as the stamp is verified (the request log)
    * @throws EmulatorError for every refusal
    */
-  main(family: "query" | "submit", name: string, headers: Headers, raw: Uint8Array, remoteAddress?: string): Reply {
+  main(family: "query" | "submit", name: string, headers: Headers, raw: Uint8Array, remoteAddress?: string, seen?: { caller?: Caller }): Reply {
     const entry = this.byPath.get(`/public/v1/${family}/${name}`);
     if (!entry || entry.def.kind === "authProxy") throw notFound(`unknown operation: /public/v1/${family}/${name}`);
     const nowMs = Date.now();
@@ -180,6 +182,7 @@ export class Dispatcher {
       throw invalidArgument("organizationId: required, a non-empty string");
     }
     const caller = authenticate(this.store, headers, raw, organizationId, nowMs);
+    if (seen) seen.caller = caller;
     enforceIpAllowlist(this.db, caller, organizationId, remoteAddress);
     if (entry.def.kind === "activity" && caller.organizationId !== organizationId && !PARENT_MAY_SUBMIT.has(entry.key)) {
       throw permissionDenied(
@@ -299,6 +302,7 @@ export class Dispatcher {
         updated_ms: base.nowMs,
       };
       this.store.activities.insert(activity);
+      activitySubmitterStoreOf(this.db).insert({ activity_id: activity.id, user_id: base.caller.userId, api_key_id: base.caller.apiKeyId });
       let voteId = "";
       if (held) {
         this.store.consensus.insertPending({

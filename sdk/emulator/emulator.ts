@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from "node:net";
 import type { EmulatorStartOptions, RunningEmulator } from "keyform/emulator-contract";
-import { ensureBootstrap, writeBootstrapFile, type Bootstrap } from "./bootstrap";
+import { ensureBootstrap, seedRootOrganization, writeBootstrapFile, type Bootstrap } from "./bootstrap";
 import { Dispatcher } from "./dispatch";
 import { loadFixtures } from "./fixtures";
 import { applyIpAllowlistConfig, type IpAllowlistConfig } from "./handlers/ip-allowlists";
@@ -13,6 +13,7 @@ import type { EmulatorModule } from "./handlers/types";
 import { defaultModules } from "./modules";
 import { planRate, ServiceRateLimit } from "./rate-limit";
 import { buildServer, type LogLevel } from "./server";
+import { resetData } from "./reset";
 import { openDatabase, Store } from "./store";
 import { WebhookDeliverer, type WebhookDeliveryOptions } from "./webhooks/deliverer";
 
@@ -51,12 +52,26 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     const perSecond = options.maxRequestsPerSecond ?? (options.plan !== undefined ? planRate(options.plan) : undefined);
     const rateLimit = perSecond ? new ServiceRateLimit(perSecond, stored.organizationId) : undefined;
     if (rateLimit) options.onRateLimit?.(rateLimit);
-    const app = buildServer(() => dispatcher as Dispatcher, options.logLevel ?? "info", rateLimit);
+    // What a start applies over the stored data; a reset applies it again.
+    const applyStartOptions = () => {
+      if (options.ipAllowlists) applyIpAllowlistConfig(db, stored.organizationId, options.ipAllowlists);
+      if (options.fixturesFile) loadFixtures(db, signer, stored.organizationId, options.fixturesFile);
+    };
+    let deliverer: WebhookDeliverer | undefined;
+    const app = buildServer(() => dispatcher as Dispatcher, options.logLevel ?? "info", rateLimit, {
+      resetData: () => {
+        deliverer?.cancelPending();
+        return resetData(db, () => {
+          seedRootOrganization(store, stored, Date.now());
+          applyStartOptions();
+        });
+      },
+    });
     dispatcher = new Dispatcher(db, store, signer, app.log, modules);
-    if (options.ipAllowlists) applyIpAllowlistConfig(db, stored.organizationId, options.ipAllowlists);
-    if (options.fixturesFile) loadFixtures(db, signer, stored.organizationId, options.fixturesFile);
-    const deliverer = new WebhookDeliverer(db, signer, app.log, options.webhooks);
-    dispatcher.activityListeners.push((activity) => deliverer.activityCommitted(activity));
+    applyStartOptions();
+    deliverer = new WebhookDeliverer(db, signer, app.log, options.webhooks);
+    const delivering = deliverer;
+    dispatcher.activityListeners.push((activity) => delivering.activityCommitted(activity));
     await app.listen({ port: options.port ?? 0, host });
     const port = (app.server.address() as AddressInfo).port;
     const url = `http://${urlHost(host)}:${port}`;
@@ -73,7 +88,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       close: () => {
         closing ??= app
           .close()
-          .then(() => deliverer.close())
+          .then(() => delivering.close())
           .then(() => {
             db.close();
           });

@@ -10,8 +10,9 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { Dispatcher, Reply } from "./dispatch";
 import { EmulatorError, GrpcCode } from "./errors";
-import { registerDashboard } from "./dashboard";
+import { registerDashboard, type DashboardHooks } from "./dashboard";
 import { otpOutbox } from "./handlers/auth-otp";
+import { seenCallerOf } from "./dashboard/request-log";
 import { organizationOfBody, RateLimitedError, type RateLimitState, type ServiceRateLimit } from "./rate-limit";
 
 /** Largest accepted request body. Smart contract interfaces go up to 400 KB of JSON text. */
@@ -24,9 +25,9 @@ import type { EmulatorLogLevel as LogLevel } from "keyform/emulator-contract";
 /**
  * Builds (without listening) the fastify app serving `dispatcher`; with `rateLimit`, every main
  * API answer carries the budget headers and requests over a limit are refused with 429 before
- * they run.
+ * they run. `dashboard` gives the local dashboard what it does beyond reading (a reset of the data).
  */
-export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel, rateLimit?: ServiceRateLimit): FastifyInstance {
+export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel, rateLimit?: ServiceRateLimit, dashboard?: DashboardHooks): FastifyInstance {
   const app = Fastify({
     logger: {
       level: logLevel,
@@ -69,7 +70,7 @@ export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel, ra
         const state = rateLimit.take({ clientAddress: req.ip, organizationId: organizationOfBody(rawBody(req.body)), endpoint: name });
         budgetHeaders(reply, state);
       }
-      return dispatcher().main(family, name, req.headers, rawBody(req.body), req.ip);
+      return dispatcher().main(family, name, req.headers, rawBody(req.body), req.ip, seenCallerOf(req));
     });
   });
 
@@ -80,7 +81,7 @@ export function buildServer(dispatcher: () => Dispatcher, logLevel: LogLevel, ra
   app.get("/health", (_req, reply) => reply.send({ status: "ok" }));
 
   // The local dashboard: a page at `/` and `/dashboard`, its JSON under `/_keyform/dashboard/`.
-  registerDashboard(app, dispatcher);
+  registerDashboard(app, dispatcher, dashboard);
 
   // Dev-only: the codes otp_init "sent" (the emulator delivers no e-mail or SMS).
   app.get<{ Querystring: { contact?: string; limit?: string } }>("/_keyform/otp-outbox", (req, reply) =>

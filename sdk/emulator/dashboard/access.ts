@@ -10,7 +10,8 @@
  * changes users may make to their own credentials without a policy.
  */
 import { policiesOf } from "../policy-gate";
-import { activityCatalog, diffPolicies, ROOT_QUORUM_ONLY_KINDS, type AccessDiff, type PolicyRecord } from "keyform/policy";
+import { activityCatalog, diffPolicies, ROOT_QUORUM_ONLY_KINDS, simulate, type AccessChange, type AccessDiff, type PolicyRecord } from "keyform/policy";
+import { nameDirectory, withNames, type NamedReference } from "./names";
 import { rootQuorumOf } from "../consensus";
 import type { Store } from "../store";
 
@@ -29,6 +30,12 @@ export interface AccessMatrix {
   readonly cells: readonly (readonly AccessCell[])[];
   /** Per cell key `userIndex,kindIndex`: the signing targets a cell is limited to, or the prover's caveat. */
   readonly notes: Readonly<Record<string, string>>;
+  /**
+   * Per cell key: what allows it, from the prover's witness replayed by the evaluator: the
+   * ALLOW policies by name and, for approvals, the consensus they need (names for ids) and who
+   * approved in the witness; for the root quorum, the quorum.
+   */
+  readonly reasons: Readonly<Record<string, string>>;
   /** Clauses of the policies outside the proved fragment. */
   readonly notProved: readonly string[];
   readonly truncated: boolean;
@@ -50,10 +57,11 @@ export class AccessMatrixCache {
     const policies: PolicyRecord[] = policiesOf(store, organizationId);
     const users = store.users.list(organizationId).map((row) => ({ id: row.id, name: row.name, email: row.email ?? "", tags: store.users.tagIds(row.id) }));
     const quorum = rootQuorumOf(store, organizationId);
-    const key = JSON.stringify([policies, users, quorum]);
+    const names = nameDirectory(store, organizationId);
+    const key = JSON.stringify([policies, users, quorum, [...names.values()]]);
     const cached = this.last.get(organizationId);
     if (cached && cached.key === key) return cached.matrix;
-    const matrix = computeMatrix(policies, users, quorum);
+    const matrix = computeMatrix(policies, users, quorum, names);
     // A failed computation is not kept: the next request tries again.
     matrix.catch(() => this.last.delete(organizationId));
     this.last.set(organizationId, { key, matrix });
@@ -65,6 +73,7 @@ async function computeMatrix(
   policies: readonly PolicyRecord[],
   users: readonly { id: string; name: string; email: string; tags: readonly string[] }[],
   quorum: { threshold: number; userIds: readonly string[] },
+  names: ReadonlyMap<string, NamedReference>,
 ): Promise<AccessMatrix> {
   const started = Date.now();
   const kinds = catalogKinds();
@@ -82,12 +91,14 @@ async function computeMatrix(
   const unproved = diff !== undefined && (diff.truncated || !diff.proved);
   const cells: AccessCell[][] = rows.map(() => kinds.map((): AccessCell => (unproved ? "not proved" : "refused")));
   const notes: Record<string, string> = {};
+  const reasons = new Map<string, Set<string>>();
   const rank: Record<AccessCell, number> = { refused: 0, "not proved": 1, "with approvers": 2, alone: 3, "root quorum": 4 };
   // The diff names users by id (their names beside).
   const userIndex = new Map(users.map((u, i) => [u.id, i]));
   for (const change of diff?.changes ?? []) {
     if (change.direction !== "gains") continue;
     const value: AccessCell = !change.confirmed ? "not proved" : change.how === "alone" ? "alone" : "with approvers";
+    const why = change.confirmed ? allowedBecause(policies, change, names) : undefined;
     for (const user of change.users) {
       const u = userIndex.get(user.id);
       if (u === undefined) continue;
@@ -105,8 +116,10 @@ async function computeMatrix(
           cells[u]![k] = value;
           if (note) notes[cell] = note;
           else delete notes[cell];
-        } else if (value === cells[u]![k] && note && notes[cell]) {
-          notes[cell] = `${notes[cell]}; ${note}`;
+          reasons.set(cell, new Set(why ? [why] : []));
+        } else if (value === cells[u]![k]) {
+          if (note && notes[cell]) notes[cell] = `${notes[cell]}; ${note}`;
+          if (why) reasons.get(cell)?.add(why);
         }
       }
     }
@@ -117,6 +130,7 @@ async function computeMatrix(
     kinds.forEach((_kind, k) => {
       cells[u]![k] = "root quorum";
       delete notes[`${u},${k}`];
+      reasons.set(`${u},${k}`, new Set(["the user alone is the root quorum: policies are bypassed"]));
     });
   });
   rows.forEach((row, u) => {
@@ -126,6 +140,8 @@ async function computeMatrix(
       if (cells[u]![k] === "refused" || cells[u]![k] === "not proved" || ROOT_QUORUM_ONLY_KINDS.has(kind)) {
         cells[u]![k] = "with approvers";
         notes[`${u},${k}`] = `waits for the root quorum (${quorum.threshold} approvals)`;
+        const members = quorum.userIds.map((id) => names.get(id)?.name ?? id).join(", ");
+        reasons.set(`${u},${k}`, new Set([`needs the root quorum: ${quorum.threshold} approvals of ${members}`]));
       }
     });
   });
@@ -134,9 +150,31 @@ async function computeMatrix(
     kinds,
     cells,
     notes,
+    reasons: Object.fromEntries([...reasons].filter(([, why]) => why.size > 0).map(([cell, why]) => [cell, [...why].join("; ")])),
     notProved: (diff?.notProved ?? []).map((opaque) => `${opaque.clause} (${opaque.reason})`),
     truncated: diff?.truncated ?? false,
     policyCount: policies.length,
     computedMs: Date.now() - started,
   };
+}
+
+/**
+ * What allows a change's witness: the policies the evaluator finds ALLOW on it, by name; with
+ * approvers, each one's consensus (names for ids) and the approvers of the witness.
+ */
+function allowedBecause(policies: readonly PolicyRecord[], change: AccessChange, names: ReadonlyMap<string, NamedReference>): string | undefined {
+  let allowing;
+  try {
+    allowing = simulate(policies, change.witness).evaluations.filter((e) => e.outcome === "OUTCOME_ALLOW");
+  } catch {
+    return undefined; // a witness the simulator cannot read: the cell keeps its verdict, without a reason
+  }
+  if (allowing.length === 0) return undefined;
+  if (change.how === "alone") return `allowed by ${allowing.map((e) => `policy "${e.policyName}"`).join(", ")}`;
+  const approvers = (change.witness.approvers ?? []).slice(1).map((a) => names.get(a.id)?.name ?? a.id);
+  const needs = allowing.map((e) => {
+    const consensus = policies.find((p) => p.policyId === e.policyId)?.consensus;
+    return `policy "${e.policyName}"${consensus ? ` (consensus: ${withNames(consensus, names)})` : ""}`;
+  });
+  return `needs approvals under ${needs.join(", ")}${approvers.length ? `; for example approved by ${approvers.join(", ")}` : ""}`;
 }

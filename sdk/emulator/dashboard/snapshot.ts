@@ -15,6 +15,9 @@ import type { PolicyDenial } from "../dispatch";
 import type { ActivityRow, Store } from "../store";
 import { policyEvaluationStoreOf } from "../store/policy-evaluations";
 import { signingSummary } from "./signing";
+import { nameDirectory, referencesIn } from "./names";
+import { countingVoters } from "./voters";
+import { activitySubmitterStoreOf } from "../store/activity-submitters";
 import { privateKeyStoreOf } from "../store/private-keys";
 import { walletStoreOf } from "../store/wallets";
 
@@ -46,12 +49,17 @@ export function objectsOf(store: Store, organizationId: string) {
     const ctx = { db: store.db, store, organizationId } as unknown as QueryContext;
     const wallets = walletStoreOf(store.db);
     const tags = store.tags.listAll(organizationId).map(tagView);
+    const names = nameDirectory(store, organizationId);
     return {
       organization: { id: org.id, name: org.name, parentId: org.parent_id, rootQuorum: rootQuorumOf(store, organizationId) },
       users: store.users.list(organizationId).map((row) => userView(store, row)),
       userTags: tags.filter((tag) => tag.tagType === "TAG_TYPE_USER"),
       privateKeyTags: tags.filter((tag) => tag.tagType === "TAG_TYPE_PRIVATE_KEY"),
-      policies: store.policies.list(organizationId).map(policyView),
+      // The users, tags, wallets and keys a policy names by id, for the page to show their names.
+      policies: store.policies.list(organizationId).map((row) => ({
+        ...policyView(row),
+        references: [...new Map([...referencesIn(row.condition, names), ...referencesIn(row.consensus, names)].map((r) => [r.id, r])).values()],
+      })),
       apiKeys: store.apiKeys.listForOrg(organizationId).map((row) => ({ userId: row.user_id, ...apiKeyView(row) })),
       wallets: wallets.listWallets(organizationId).map((row) => ({
         ...walletView(row),
@@ -82,7 +90,10 @@ interface Waiting {
   readonly reason: string;
   readonly approvals: number;
   readonly threshold?: number;
-  /** Users the dashboard may vote as: quorum members (or, for a policy's consensus, users) who have not voted. */
+  /**
+   * Users the dashboard may vote as: quorum members who have not voted or, for a policy's
+   * consensus, the users who have not voted and whose approval the consensus can count.
+   */
   readonly voters: readonly { id: string; name: string }[];
   /** The policies evaluated now, with the approvals so far. */
   readonly now: readonly EvaluationLine[];
@@ -165,10 +176,15 @@ function voteTargetOf(store: Store, intent: Record<string, unknown>): { id: stri
   return target ? { id: target.id, type: target.type } : undefined;
 }
 
-/** The submitter of an activity that waited for consensus (its first vote is the submission); else unknown (the log does not keep it). */
+/**
+ * Who submitted an activity: as recorded with it; for one recorded before submitters were, the
+ * submitter of one that waited for consensus (its first vote is the submission); else unknown.
+ */
 function submitterOf(store: Store, row: ActivityRow, nameOf: (userId: string) => string) {
   const pending = store.consensus.pending(row.id);
-  const userId = pending ? (JSON.parse(pending.caller_json) as { userId: string }).userId : store.consensus.votes(row.id)[0]?.user_id;
+  const userId =
+    activitySubmitterStoreOf(store.db).get(row.id)?.user_id ??
+    (pending ? (JSON.parse(pending.caller_json) as { userId: string }).userId : store.consensus.votes(row.id)[0]?.user_id);
   return userId === undefined ? undefined : { id: userId, name: nameOf(userId) };
 }
 
@@ -187,11 +203,16 @@ function waitingOf(store: Store, row: ActivityRow, nowMs: number, nameOf: (id: s
   const now: EvaluationLine[] = decision.evaluations.map((e) => ({ policyId: e.policyId, policyName: nameOf(e.policyId), outcome: e.outcome, reason: e.reason }));
   if (heldByPolicy(store, row)) {
     const waitingOn = now.filter((e) => e.outcome === "OUTCOME_REQUIRES_CONSENSUS").map((e) => `${e.policyName}: ${e.reason}`);
+    // Every user who has not voted yet, with the key a dashboard vote records (its first, as the vote does).
+    const candidates = store.users
+      .list(row.org_id)
+      .filter((u) => !voted.has(u.id))
+      .map((u) => ({ userId: u.id, publicKey: store.apiKeys.listForUser(row.org_id, u.id)[0]?.public_key ?? "" }));
     return {
       heldBy: "policy consensus",
       reason: waitingOn.length > 0 ? `an ALLOW policy's consensus does not hold yet (${waitingOn.join("; ")})` : decision.reason,
       approvals: approvals.length,
-      voters: usersOf(store.users.list(row.org_id).map((u) => u.id)),
+      voters: usersOf(countingVoters({ db: store.db, store, organizationId: row.org_id, nowMs }, row.type, parameters, approvals, candidates)),
       now,
     };
   }

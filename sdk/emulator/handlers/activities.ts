@@ -4,6 +4,7 @@
  * (approve_activity / reject_activity) is part of the core pipeline: see `consensus.ts`.
  */
 import { invalidArgument, notFound } from "../errors";
+import { ACTIVITY_SUBMITTER_MIGRATIONS } from "../store/activity-submitters";
 import { withAppProofs } from "./auth-app-proofs";
 import type { EmulatorModule } from "./types";
 import { activityView } from "./views";
@@ -12,6 +13,7 @@ const DEFAULT_PAGE_SIZE = 10;
 
 export const activitiesModule: EmulatorModule = {
   name: "activities",
+  migrations: ACTIVITY_SUBMITTER_MIGRATIONS,
   setup: () => ({
     getActivity(ctx, req) {
       const row = ctx.store.activities.get(ctx.organizationId, req.activityId);

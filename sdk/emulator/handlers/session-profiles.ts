@@ -11,7 +11,8 @@ import { SESSION_PROFILE_MIGRATIONS, sessionProfileStoreOf, type SessionProfileR
 import { newId } from "./common";
 import type { EmulatorModule } from "./types";
 
-function sessionProfileView(row: SessionProfileRow): SessionProfile {
+/** A session profile as the main API shows it (also the local dashboard's view). */
+export function sessionProfileView(row: SessionProfileRow): SessionProfile {
   const view: SessionProfile = {
     sessionProfileId: row.id,
     sessionProfileName: row.name,

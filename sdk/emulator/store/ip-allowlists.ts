@@ -105,6 +105,7 @@ export class IpAllowlistStore {
         "INSERT INTO ip_allowlists (org_id, public_key, rules_json, updated_ms, enabled, on_evaluation_error) VALUES (@org_id, @public_key, @rules_json, @updated_ms, @enabled, @on_evaluation_error) ON CONFLICT(org_id, public_key) DO UPDATE SET rules_json = excluded.rules_json, updated_ms = excluded.updated_ms, enabled = excluded.enabled, on_evaluation_error = excluded.on_evaluation_error",
       ),
       delete: db.prepare("DELETE FROM ip_allowlists WHERE org_id = ? AND public_key = ?"),
+      keys: db.prepare<[string], { public_key: string }>("SELECT public_key FROM ip_allowlists WHERE org_id = ? AND public_key <> '' ORDER BY updated_ms, public_key"),
       clear: db.prepare("DELETE FROM ip_allowlists"),
     };
   }
@@ -141,6 +142,11 @@ export class IpAllowlistStore {
   /** @returns whether an allowlist was removed */
   delete(orgId: string, publicKey: string): boolean {
     return this.s.delete.run(orgId, publicKey).changes > 0;
+  }
+
+  /** Public keys of the organization's API keys that have an allowlist of their own. */
+  keysWithAllowlists(orgId: string): string[] {
+    return this.s.keys.all(orgId).map((row) => row.public_key);
   }
 
   /** Removes every allowlist (before the configuration is applied again). */

@@ -1,7 +1,9 @@
 /**
  * @module emulator/store/webhooks
  * Webhook endpoints (spec 2.5) and their subscriptions. Subscriptions are set when the
- * endpoint is created and never change (docs/service-facts.md#310-webhooks).
+ * endpoint is created and never change (docs/service-facts.md#310-webhooks). Each delivery
+ * attempt is recorded (the emulator's own table, shown by the local dashboard), the newest
+ * {@link KEPT_DELIVERIES} per endpoint.
  */
 import type { Db } from "./database";
 
@@ -28,7 +30,29 @@ export const WEBHOOK_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (endpoint_id, position)
   );
   `,
+  /* v2: delivery attempts. `status_code` is null when no answer came (network error, timeout);
+     `error` says why an attempt failed; `response` holds the start of the answer's body. */ `
+  CREATE TABLE webhook_deliveries (
+    id TEXT PRIMARY KEY,
+    endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+    event_id TEXT NOT NULL,
+    activity_id TEXT NOT NULL,
+    activity_status TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    ok INTEGER NOT NULL,
+    status_code INTEGER,
+    response TEXT,
+    error TEXT,
+    started_ms INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    next_attempt_ms INTEGER
+  );
+  CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries(endpoint_id, started_ms);
+  `,
 ];
+
+/** Delivery attempts kept per endpoint (older ones are dropped as new ones are recorded). */
+export const KEPT_DELIVERIES = 100;
 
 export interface WebhookEndpointRow {
   id: string;
@@ -48,11 +72,34 @@ export interface WebhookSubscriptionRow {
   is_active: number;
 }
 
+/** One delivery attempt of an event to an endpoint. */
+export interface WebhookDeliveryRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  activity_id: string;
+  /** The activity's status the event reported. */
+  activity_status: string;
+  /** 1 for the first try. */
+  attempt: number;
+  /** 1 when the endpoint answered 2xx. */
+  ok: number;
+  status_code: number | null;
+  /** The start of the answer's body, if any. */
+  response: string | null;
+  /** Why the attempt failed (refused, network error, timeout); null when it succeeded. */
+  error: string | null;
+  started_ms: number;
+  duration_ms: number;
+  /** When the next attempt is scheduled; null when there is none (delivered or given up). */
+  next_attempt_ms: number | null;
+}
+
 /** Reads and writes the webhook tables. */
 export class WebhookStore {
   private readonly s;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.s = {
       get: db.prepare<[string, string], WebhookEndpointRow>("SELECT * FROM webhook_endpoints WHERE org_id = ? AND id = ?"),
       byName: db.prepare<[string, string], WebhookEndpointRow>("SELECT * FROM webhook_endpoints WHERE org_id = ? AND name = ?"),
@@ -64,6 +111,14 @@ export class WebhookStore {
       delete: db.prepare("DELETE FROM webhook_endpoints WHERE id = ?"),
       deleteSubscriptions: db.prepare("DELETE FROM webhook_subscriptions WHERE endpoint_id = ?"),
       subscriptions: db.prepare<[string], WebhookSubscriptionRow>("SELECT * FROM webhook_subscriptions WHERE endpoint_id = ? ORDER BY position"),
+      insertDelivery: db.prepare(
+        "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, activity_id, activity_status, attempt, ok, status_code, response, error, started_ms, duration_ms, next_attempt_ms) VALUES (@id, @endpoint_id, @event_id, @activity_id, @activity_status, @attempt, @ok, @status_code, @response, @error, @started_ms, @duration_ms, @next_attempt_ms)",
+      ),
+      pruneDeliveries: db.prepare(
+        "DELETE FROM webhook_deliveries WHERE endpoint_id = @endpoint_id AND rowid NOT IN (SELECT rowid FROM webhook_deliveries WHERE endpoint_id = @endpoint_id ORDER BY started_ms DESC, rowid DESC LIMIT @keep)",
+      ),
+      deliveries: db.prepare<[string, number], WebhookDeliveryRow>("SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY started_ms DESC, rowid DESC LIMIT ?"),
+      deleteDeliveries: db.prepare("DELETE FROM webhook_deliveries WHERE endpoint_id = ?"),
       insertSubscription: db.prepare(
         "INSERT INTO webhook_subscriptions (endpoint_id, position, event_type, filters_json, is_active) VALUES (@endpoint_id, @position, @event_type, @filters_json, @is_active)",
       ),
@@ -93,11 +148,25 @@ export class WebhookStore {
 
   delete(id: string): void {
     this.s.deleteSubscriptions.run(id);
+    this.s.deleteDeliveries.run(id);
     this.s.delete.run(id);
   }
 
   subscriptions(endpointId: string): WebhookSubscriptionRow[] {
     return this.s.subscriptions.all(endpointId);
+  }
+
+  /** Records an attempt and drops the endpoint's oldest beyond {@link KEPT_DELIVERIES}, in one transaction. */
+  recordDelivery(row: WebhookDeliveryRow): void {
+    this.db.transaction(() => {
+      this.s.insertDelivery.run(row);
+      this.s.pruneDeliveries.run({ endpoint_id: row.endpoint_id, keep: KEPT_DELIVERIES });
+    })();
+  }
+
+  /** The endpoint's newest attempts first. */
+  deliveries(endpointId: string, limit = KEPT_DELIVERIES): WebhookDeliveryRow[] {
+    return this.s.deliveries.all(endpointId, limit);
   }
 }
 

@@ -13,7 +13,9 @@
  * `X-Keyform-Timestamp` and `X-Keyform-Signature` (`crypto/webhook-signature.ts`). A non-2xx
  * answer, a network error or a timeout is retried with exponential backoff (base × 2^(n-1),
  * capped, with ±20 % jitter) up to `maxAttempts` attempts in all; then the event is dropped and
- * logged. Deliveries are in memory: retries still pending when the emulator stops are lost.
+ * logged. Every attempt is recorded in `webhook_deliveries` (status, answer or error, the next
+ * attempt's time), which the local dashboard shows. Retries are scheduled in memory: those
+ * still pending when the emulator stops are lost; an endpoint deleted meanwhile gets no more.
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
@@ -23,6 +25,19 @@ import type { SignerKey } from "../handlers/types";
 import { activityView } from "../handlers/views";
 import { Store, type ActivityRow, type Db } from "../store";
 import { webhookStoreOf } from "../store/webhooks";
+
+/** How much of an endpoint's answer an attempt's record keeps. */
+const KEPT_RESPONSE_CHARS = 500;
+
+/** What one attempt came to. */
+interface AttemptOutcome {
+  readonly ok: boolean;
+  readonly statusCode: number | null;
+  readonly response: string | null;
+  readonly error: string | null;
+  readonly startedMs: number;
+  readonly durationMs: number;
+}
 
 /** The event type the emulator emits. */
 export const ACTIVITY_UPDATES = "ACTIVITY_UPDATES";
@@ -119,14 +134,16 @@ export class WebhookDeliverer {
 
   private attempt(url: string, event: WebhookEvent, body: string, attempt: number): void {
     if (this.closed) return;
-    const run = this.send(url, event, body, attempt).then((ok) => {
-      if (ok || this.closed) return;
-      if (attempt >= this.maxAttempts) {
+    const run = this.send(url, event, body, attempt).then((outcome) => {
+      if (this.closed) return;
+      const retry = !outcome.ok && attempt < this.maxAttempts;
+      const exp = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
+      const delay = Math.round(exp * (0.8 + Math.random() * 0.4));
+      if (!this.record(event, attempt, outcome, retry ? Date.now() + delay : null) || outcome.ok) return;
+      if (!retry) {
         this.log.warn({ endpointId: event.endpointId, eventId: event.eventId, attempts: attempt }, "webhook delivery abandoned");
         return;
       }
-      const exp = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
-      const delay = Math.round(exp * (0.8 + Math.random() * 0.4));
       const timer = setTimeout(() => {
         this.timers.delete(timer);
         this.attempt(url, event, body, attempt + 1);
@@ -137,13 +154,47 @@ export class WebhookDeliverer {
     void run.finally(() => this.pending.delete(run));
   }
 
-  /** @returns whether the endpoint answered 2xx */
-  private async send(url: string, event: WebhookEvent, body: string, attempt: number): Promise<boolean> {
+  /**
+   * Stores the attempt in its own transaction.
+   * @returns false when the endpoint no longer exists (deleted, or the data reset): no retry then
+   */
+  private record(event: WebhookEvent, attempt: number, outcome: AttemptOutcome, nextAttemptMs: number | null): boolean {
+    const store = webhookStoreOf(this.db);
+    if (!store.get(event.organizationId, event.endpointId)) return false;
+    store.recordDelivery({
+      id: randomUUID(),
+      endpoint_id: event.endpointId,
+      event_id: event.eventId,
+      activity_id: event.data.activity.id,
+      activity_status: event.data.activity.status,
+      attempt,
+      ok: outcome.ok ? 1 : 0,
+      status_code: outcome.statusCode,
+      response: outcome.response,
+      error: outcome.error,
+      started_ms: outcome.startedMs,
+      duration_ms: outcome.durationMs,
+      next_attempt_ms: nextAttemptMs,
+    });
+    return true;
+  }
+
+  /** One POST; never throws. */
+  private async send(url: string, event: WebhookEvent, body: string, attempt: number): Promise<AttemptOutcome> {
     const abort = new AbortController();
     this.inFlight.add(abort);
-    const timer = setTimeout(() => abort.abort(), this.timeoutMs);
+    const timer = setTimeout(() => abort.abort(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    const startedMs = Date.now();
+    const done = (ok: boolean, statusCode: number | null, response: string | null, error: string | null): AttemptOutcome => ({
+      ok,
+      statusCode,
+      response,
+      error,
+      startedMs,
+      durationMs: Date.now() - startedMs,
+    });
     try {
-      const timestamp = String(Date.now());
+      const timestamp = String(startedMs);
       const response = await fetch(url, {
         method: "POST",
         headers: {
@@ -158,29 +209,39 @@ export class WebhookDeliverer {
         body,
         signal: abort.signal,
       });
-      // Drain the body so the connection can be reused.
-      await response.arrayBuffer().catch(() => undefined);
-      if (response.status >= 200 && response.status < 300) return true;
+      // Read the body (the connection can then be reused); its start is kept for the record.
+      const text = (await response.text().catch(() => "")).slice(0, KEPT_RESPONSE_CHARS);
+      if (response.status >= 200 && response.status < 300) return done(true, response.status, text || null, null);
       this.log.info({ endpointId: event.endpointId, eventId: event.eventId, attempt, status: response.status }, "webhook delivery refused");
-      return false;
+      return done(false, response.status, text || null, `the endpoint answered HTTP ${response.status}`);
     } catch (error) {
-      this.log.info(
-        { endpointId: event.endpointId, eventId: event.eventId, attempt, reason: error instanceof Error ? error.message : String(error) },
-        "webhook delivery failed",
-      );
-      return false;
+      const reason = abort.signal.aborted && abort.signal.reason instanceof Error ? abort.signal.reason.message : errorText(error);
+      this.log.info({ endpointId: event.endpointId, eventId: event.eventId, attempt, reason }, "webhook delivery failed");
+      return done(false, null, null, reason);
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(abort);
     }
   }
 
+  /** Cancels scheduled retries and aborts requests in flight, and goes on delivering new events (the data was reset). */
+  cancelPending(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const abort of this.inFlight) abort.abort(new Error("cancelled: the emulator's data was reset"));
+  }
+
   /** Stops: cancels scheduled retries and aborts requests in flight. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    for (const abort of this.inFlight) abort.abort();
+    this.cancelPending();
     await Promise.allSettled([...this.pending]);
   }
+}
+
+/** A fetch failure's message with its cause (undici reports "fetch failed" and puts the reason in `cause`). */
+function errorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
 }
