@@ -2,12 +2,16 @@
  * The emulator's dashboard in a real browser (Debian's Chromium at /usr/bin/chromium, driven by
  * playwright-core): objects, the activity feed with its policy evaluations and reasons, a vote
  * cast in the page that really changes the organization, and the access matrix from the prover.
- * Also its JSON endpoints over plain HTTP (they need no browser).
+ * Also its JSON endpoints over plain HTTP (they need no browser). A second organization has the
+ * rest: webhook deliveries to a real receiver, IP allowlists, session profiles, the OTP outbox,
+ * the request log, names that are markup, and a reset of the data.
  *
  * The browser part skips, saying so, only when Chromium is not installed (CI installs it with
  * scripts/install-chromium). KEYFORM_DASHBOARD_SCREENSHOTS=<folder> saves a PNG per section.
  */
 import * as fs from "node:fs";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
 import * as path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { recoverTransactionAddress, serializeTransaction } from "viem";
@@ -16,6 +20,9 @@ import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { SCRIPT_JS } from "../../sdk/emulator/dashboard/assets/script";
+import { isLoopback } from "../../sdk/emulator/dashboard";
+import { RequestLog } from "../../sdk/emulator/dashboard/request-log";
+import { AuthProxyClient } from "../../sdk/client/auth-proxy-client";
 import { simulate, type PolicyRecord } from "../../sdk/policy";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
@@ -118,6 +125,9 @@ describe("dashboard endpoints", () => {
     const feed = await getJson(`${API}/organizations/${orgId}/activities`);
     const walletByCarol = feed.find((a: any) => a.type === "ACTIVITY_TYPE_CREATE_WALLET" && a.intent.createWalletIntent.walletName === "carol-sandbox");
     expect(walletByCarol.evaluations[0].policies).toContainEqual({ policyId: expect.any(String), policyName: "developers create wallets", outcome: "OUTCOME_ALLOW" });
+    // Who acted: the submitter is recorded with every activity, not only with held ones.
+    expect(walletByCarol.submittedBy).toEqual({ id: carolId, name: "dev-carol" });
+    expect(feed.find((a: any) => a.type === "ACTIVITY_TYPE_CREATE_POLICY_V3" || a.type === "ACTIVITY_TYPE_CREATE_POLICY").submittedBy).toEqual({ id: rootId, name: "root" });
     const denial = feed.find((a: any) => a.kind === "denial");
     expect(denial).toMatchObject({ type: "ACTIVITY_TYPE_CREATE_USER_TAG", submittedBy: { id: carolId, name: "dev-carol" } });
     expect(denial.reason).not.toBe("");
@@ -183,6 +193,11 @@ describe("dashboard endpoints", () => {
     });
     const carolCells = (value: string) => matrix.kinds.filter((_k: string, k: number) => matrix.cells[carolRow][k] === value);
     expect(carolCells("alone")).toEqual(["CREATE_WALLET", "CREATE_WALLET_ACCOUNTS"]);
+    // Each allowed cell names the policy behind it, and the approvals a consensus needs.
+    const reasonOf = (kind: string) => matrix.reasons[`${carolRow},${matrix.kinds.indexOf(kind)}`];
+    expect(reasonOf("CREATE_WALLET")).toBe('allowed by policy "developers create wallets"');
+    expect(reasonOf("SIGN_TRANSACTION")).toMatch(/^needs approvals under policy "signing needs two approvers" \(consensus: approvers\.count\(\) >= 2\); for example approved by (root|approver-bo)/);
+    expect(matrix.reasons[`${rootRow},${matrix.kinds.indexOf("CREATE_USER_TAG")}`]).toBe("needs the root quorum: 2 approvals of root, approver-bo");
     expect(carolCells("with approvers")).toEqual(expect.arrayContaining(["SIGN_TRANSACTION", "SIGN_RAW_PAYLOAD"]));
     // The evaluator lets her create a policy with her API key, but the prover cannot show it: it says so.
     expect(carolCells("not proved")).toEqual(expect.arrayContaining(["CREATE_POLICY"]));
@@ -314,7 +329,9 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
     await expect(carolRow.locator("td[data-kind=SIGN_TRANSACTION]").getAttribute("data-cell")).resolves.toBe("with approvers");
     await expect(carolRow.locator("td[data-kind=CREATE_POLICY]").getAttribute("data-cell")).resolves.toBe("not proved");
     await carolRow.locator("td[data-kind=SIGN_TRANSACTION]").click();
-    expect(await page.getByTestId("cell-about").innerText()).toMatch(/dev-carol · SIGN_TRANSACTION: allowed with approvals \(only for another (private key|wallet)/);
+    expect(await page.getByTestId("cell-about").innerText()).toMatch(/dev-carol · SIGN_TRANSACTION: allowed with approvals \(only for another (private key|wallet).*\) — needs approvals under policy "signing needs two approvers"/);
+    await carolRow.locator("td[data-kind=CREATE_WALLET]").click();
+    expect(await page.getByTestId("cell-about").innerText()).toBe('dev-carol · CREATE_WALLET: allowed alone — allowed by policy "developers create wallets"');
     expect(await page.getByTestId("not-proved").innerText()).toContain("credentials.any");
     const rootRow = matrix.locator("[data-testid=access-row][data-user=root]");
     expect(await rootRow.innerText()).toContain("quorum member");
@@ -341,5 +358,337 @@ describe.skipIf(!haveChromium)("dashboard in Chromium", () => {
     expect(done.status).toBe("ACTIVITY_STATUS_COMPLETED");
     const signed = `0x${(done.result as { signTransactionResult: { signedTransaction: string } }).signTransactionResult.signedTransaction}` as `0x02${string}`;
     expect(await recoverTransactionAddress({ serializedTransaction: signed })).toBe(address);
+  });
+});
+
+/**
+ * The rest of the dashboard, on an emulator of its own: webhook deliveries (a receiver that
+ * refuses the first one, and a port where nothing listens), IP allowlists, a session profile,
+ * the OTP outbox, the request log, policies over a tag, votes that count, names that are markup,
+ * then the reset.
+ */
+describe("dashboard: webhooks, auth, requests, voters, names and reset", () => {
+  // Markup in names: shown as text, never run (a run would set window.__xss or load /x).
+  const XSS = `<script>window.__xss=1</script><img src=x onerror="window.__xss=2">`;
+  let e: TestEmulator;
+  let receiver: http.Server;
+  let receiverUrl: string;
+  const received: number[] = [];
+  let orgOf: string;
+  const ids: Record<string, string> = {};
+  let dan: KeyformClient;
+  let danKey: { publicKey: string; privateKey: string };
+  let treasuryTagId: string;
+  let heldFingerprint: string;
+  let heldId: string;
+  let otpCode: string;
+  const url = (p: string) => `${e.emulator.url}${API}${p}`;
+  const json = async (p: string): Promise<any> => {
+    const response = await fetch(url(p));
+    expect(response.status, p).toBe(200);
+    return response.json();
+  };
+  const clientOf = (pair: { publicKey: string; privateKey: string }) =>
+    new KeyformClient({ baseUrl: e.emulator.url, organizationId: orgOf, stamper: new ApiKeyStamper({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey }), retry: { maxRetries: 0 }, poll: { intervalMs: 50 } });
+
+  beforeAll(async () => {
+    // The receiver refuses the first delivery (500) and takes every later one.
+    receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        received.push(received.length);
+        if (received.length === 1) res.writeHead(500).end("not yet");
+        else res.writeHead(200).end("thanks");
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    e = await startTestEmulator({ webhooks: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100, timeoutMs: 5000 } });
+    orgOf = e.emulator.bootstrap.organizationId;
+    const root = e.client;
+    // Endpoints first: every later activity is delivered.
+    await root.createWebhookEndpoint({ url: receiverUrl, name: `hooks${XSS}`, subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] });
+    // A port that was free a moment ago: nothing listens, every attempt fails to connect.
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    await root.createWebhookEndpoint({ url: `http://127.0.0.1:${closedPort}/hook`, name: "dead-end", subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] });
+    danKey = generateApiKeyPair();
+    const key = (userName: string, publicKey = generateApiKeyPair().publicKey) => [{ apiKeyName: `${userName.slice(0, 12)}-key`, publicKey, curveType: "API_KEY_CURVE_P256" as const }];
+    const { userIds } = await root.createUsers({
+      users: [
+        { userName: "treasurer-ann", userEmail: "ann@example.com", apiKeys: key("treasurer-ann"), authenticators: [], oauthProviders: [], userTags: [] },
+        { userName: "treasurer-ted", apiKeys: key("treasurer-ted"), authenticators: [], oauthProviders: [], userTags: [] },
+        { userName: "dev-dan", apiKeys: key("dev-dan", danKey.publicKey), authenticators: [], oauthProviders: [], userTags: [] },
+        { userName: `mallory${XSS}`, apiKeys: key("mallory"), authenticators: [], oauthProviders: [], userTags: [] },
+      ],
+    });
+    [ids.ann, ids.ted, ids.dan, ids.mallory] = userIds as string[];
+    dan = clientOf(danKey);
+    treasuryTagId = (await root.createUserTag({ userTagName: "treasury", userIds: [ids.ann!, ids.ted!] })).userTagId;
+    await root.createPolicy({
+      policyName: "treasury approves user tags",
+      effect: "EFFECT_ALLOW",
+      condition: "activity.type == 'ACTIVITY_TYPE_CREATE_USER_TAG'",
+      consensus: `approvers.any(user, user.tags.contains('${treasuryTagId}'))`,
+      notes: "",
+    });
+    await root.createPolicy({ policyName: "dan never signs", effect: "EFFECT_DENY", condition: `activity.action == 'SIGN' && approvers.any(u, u.id == '${ids.dan}')`, notes: "" });
+    await root.setIpAllowlist({ enabled: true, rules: [{ cidr: "127.0.0.0/8", label: "this machine" }, { cidr: "::1/128" }], onEvaluationError: "DENY" });
+    await root.setIpAllowlist({ publicKey: danKey.publicKey, rules: [{ cidr: "127.0.0.1/32", label: "dan's laptop" }] });
+    await root.createSessionProfile({ sessionProfileName: `short${XSS}`, scope: "activity.resource == 'WALLET'", expirationSeconds: "900", notes: "quarter hour" });
+    const proxy = new AuthProxyClient({ authProxyUrl: e.emulator.authProxyUrl, authProxyConfigId: e.emulator.bootstrap.authProxyConfigId });
+    await proxy.otpInit({ otpType: "OTP_TYPE_EMAIL", contact: "ann@example.com" });
+    const outbox = (await (await fetch(`${e.emulator.url}/_keyform/otp-outbox?contact=ann%40example.com`)).json()) as { messages: { code: string }[] };
+    otpCode = outbox.messages[0]!.code;
+    // Dan: refused a wallet (no policy), then a user tag that waits for the treasury.
+    await expect(dan.createWallet({ walletName: "dan-wallet", accounts: [] })).rejects.toMatchObject({ status: 403 });
+    const held = await dan.submitActivity("createUserTag", { userTagName: "dan-team", userIds: [] }, { allowIncomplete: true });
+    expect(held.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    heldFingerprint = held.fingerprint;
+    heldId = held.id;
+    // A request whose stamp is not verified.
+    const forged = await fetch(`${e.emulator.url}/public/v1/query/whoami`, { method: "POST", headers: { "x-stamp": "not-a-stamp" }, body: JSON.stringify({ organizationId: orgOf }) });
+    expect(forged.status).toBeGreaterThanOrEqual(400);
+  });
+  afterAll(async () => {
+    await e?.stop();
+    await new Promise((resolve) => receiver?.close(resolve));
+  });
+
+  it("records each webhook delivery attempt: the refusal and its retry, and the attempts to a port where nothing listens", async () => {
+    // Retries run in the background: wait until the dead end was given up and the receiver took one.
+    await expect
+      .poll(async () => {
+        const { endpoints } = await json(`/organizations/${orgOf}/webhooks`);
+        const dead = endpoints.find((x: any) => x.name === "dead-end");
+        return dead.deliveries.some((d: any) => d.attempt === 3) && endpoints[0].deliveries.some((d: any) => d.ok);
+      }, { timeout: 60_000, interval: 100 })
+      .toBe(true);
+    const { endpoints } = await json(`/organizations/${orgOf}/webhooks`);
+    expect(endpoints.map((x: any) => x.name)).toEqual([`hooks${XSS}`, "dead-end"]);
+    const hooks = endpoints[0];
+    expect(hooks).toMatchObject({ url: receiverUrl, isActive: true, subscriptions: [{ eventType: "ACTIVITY_UPDATES", filtersJson: null, isActive: true }] });
+    const first = hooks.deliveries.find((d: any) => !d.ok);
+    expect(first).toMatchObject({ attempt: 1, statusCode: 500, response: "not yet", error: "the endpoint answered HTTP 500", nextAttemptMs: expect.any(Number) });
+    const retry = hooks.deliveries.find((d: any) => d.eventId === first.eventId && d.attempt === 2);
+    expect(retry).toMatchObject({ ok: true, statusCode: 200, response: "thanks", error: null, nextAttemptMs: null });
+    expect(retry.atMs).toBeGreaterThanOrEqual(first.atMs);
+    const dead = endpoints[1].deliveries.filter((d: any) => d.eventId === endpoints[1].deliveries.at(-1).eventId);
+    expect(dead.map((d: any) => d.attempt).sort()).toEqual([1, 2, 3]);
+    for (const d of dead) expect(d).toMatchObject({ ok: false, statusCode: null, error: expect.stringMatching(/ECONNREFUSED/) });
+    // The last attempt schedules nothing: the event was given up.
+    expect(dead.find((d: any) => d.attempt === 3).nextAttemptMs).toBeNull();
+  });
+
+  it("lists the IP allowlists, session profiles and the OTP outbox from the store", async () => {
+    const auth = await json(`/organizations/${orgOf}/auth`);
+    expect(auth.organizationAllowlist).toMatchObject({ enabled: true, configured: false, onEvaluationError: "DENY" });
+    expect(auth.organizationAllowlist.rules.map((r: any) => [r.cidr, r.label])).toEqual([["127.0.0.0/8", "this machine"], ["::1/128", ""]]);
+    expect(auth.keyAllowlists).toEqual([expect.objectContaining({ publicKey: danKey.publicKey, apiKeyName: "dev-dan-key", userName: "dev-dan", rules: [expect.objectContaining({ cidr: "127.0.0.1/32", label: "dan's laptop" })] })]);
+    expect(auth.sessionProfiles).toEqual([expect.objectContaining({ sessionProfileName: `short${XSS}`, scope: "activity.resource == 'WALLET'", expirationSeconds: "900", notes: "quarter hour" })]);
+    const { messages } = await json("/otp-outbox");
+    expect(messages[0]).toMatchObject({ otpType: "OTP_TYPE_EMAIL", contact: "ann@example.com", code: otpCode, state: "valid", users: ["treasurer-ann (keyform emulator)"] });
+  });
+
+  it("logs the API's requests with who made them and what came of it", async () => {
+    const { requests, capacity } = await json(`/requests?organizationId=${orgOf}`);
+    expect(capacity).toBe(500);
+    const refused = requests.find((r: any) => r.path === "/public/v1/submit/create_wallet");
+    expect(refused).toMatchObject({ method: "POST", organizationId: orgOf, user: { id: ids.dan, name: "dev-dan", apiKeyName: "dev-dan-key" }, status: 403 });
+    expect(refused.outcome).toMatch(/You don't have sufficient permissions/);
+    const held = requests.find((r: any) => r.path === "/public/v1/submit/create_user_tag" && r.user?.name === "dev-dan");
+    expect(held).toMatchObject({ status: 200, outcome: "CONSENSUS_NEEDED" });
+    const forged = requests.find((r: any) => r.path === "/public/v1/query/whoami" && r.status >= 400);
+    expect(forged.user).toBeUndefined();
+    expect(requests.find((r: any) => r.path === "/v1/otp_init")).toMatchObject({ status: 200, outcome: "ok" });
+    // Newest first, and the dashboard's own reads are not in it.
+    expect(requests.map((r: any) => r.atMs)).toEqual([...requests.map((r: any) => r.atMs)].sort((a: number, b: number) => b - a));
+    expect(requests.some((r: any) => r.path.startsWith("/_keyform"))).toBe(false);
+  });
+
+  it("keeps the request log bounded, newest first", () => {
+    const log = new RequestLog(3);
+    for (let i = 0; i < 5; i++) log.add({ atMs: i, method: "POST", path: `/v1/p${i}`, organizationId: "", status: 200, outcome: "ok", durationMs: 0 });
+    expect(log.list().map((r) => r.path)).toEqual(["/v1/p4", "/v1/p3", "/v1/p2"]);
+  });
+
+  it("offers a vote only to the users the consensus can count, and names who acted", async () => {
+    const feed = await json(`/organizations/${orgOf}/activities`);
+    const held = feed.find((a: any) => a.id === heldId);
+    expect(held.submittedBy).toEqual({ id: ids.dan, name: "dev-dan" });
+    // Only the treasury's members: root, Mallory (and Dan, who voted by submitting) cannot make it hold.
+    expect(held.waiting.voters.map((v: any) => v.name).sort()).toEqual(["treasurer-ann", "treasurer-ted"]);
+    const policies = (await json(`/organizations/${orgOf}/objects`)).policies;
+    expect(policies[0].references).toEqual([{ id: treasuryTagId, kind: "user tag", name: "treasury" }]);
+    expect(policies[1].references).toEqual([{ id: ids.dan, kind: "user", name: "dev-dan" }]);
+  });
+
+  it("refuses a reset without the dashboard header or the confirmation, naming what is missing", async () => {
+    const noHeader = await fetch(url("/reset"), { method: "POST", body: JSON.stringify({ confirm: "reset" }) });
+    expect(noHeader.status).toBe(400);
+    expect((await noHeader.json()).message).toMatch(/^x-keyform-dashboard:/);
+    const unconfirmed = await fetch(url("/reset"), { method: "POST", headers: { "x-keyform-dashboard": "1" }, body: JSON.stringify({ confirm: true }) });
+    expect(unconfirmed.status).toBe(400);
+    expect((await unconfirmed.json()).message).toMatch(/^confirm:/);
+    expect(isLoopback("127.0.0.1") && isLoopback("::1") && isLoopback("::ffff:127.0.0.1")).toBe(true);
+    expect(isLoopback("10.1.2.3") || isLoopback("::ffff:192.168.0.1") || isLoopback("1270.0.0.1")).toBe(false);
+    // Nothing was reset.
+    expect((await e.client.listUsers()).users).toHaveLength(5);
+  });
+
+  describe.skipIf(!haveChromium)("in Chromium", () => {
+    let browser: Browser;
+    let page: Page;
+    const failedResponses: string[] = [];
+    const consoleErrors: string[] = [];
+    beforeAll(async () => {
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+      page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+      page.on("pageerror", (error) => {
+        throw error;
+      });
+      page.on("console", (message) => {
+        if (message.type() === "error") consoleErrors.push(message.text());
+      });
+      page.on("response", (response) => {
+        if (response.status() >= 400) failedResponses.push(`${response.status()} ${response.url()}`);
+      });
+      await page.goto(`${e.emulator.url}/`);
+      await page.waitForSelector("body[data-loaded=objects]");
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
+    const open = async (section: string) => {
+      await page.evaluate("document.body.removeAttribute('data-loaded')");
+      await page.click(`nav a[data-section=${section}]`);
+      await page.waitForSelector(`body[data-loaded=${section}]`);
+    };
+    const shot = async (name: string) => {
+      if (screenshots) await page.screenshot({ path: path.join(screenshots, `dashboard-${name}.png`), fullPage: true });
+    };
+
+    it("shows names that are markup as text, and policies with tag and user names instead of ids", async () => {
+      const section = page.getByTestId("section-objects");
+      expect(await section.getByTestId("user-row").allInnerTexts()).toContainEqual(expect.stringContaining(`mallory${XSS}`));
+      expect(await page.evaluate("window.__xss")).toBeUndefined();
+      const policyRows = await section.getByTestId("policy-row").allInnerTexts();
+      expect(policyRows[0]).toContain("approvers.any(user, user.tags.contains(user tag treasury))");
+      expect(policyRows[1]).toContain("approvers.any(u, u.id == user dev-dan)");
+      for (const row of policyRows) expect(row).not.toMatch(new RegExp(`${treasuryTagId}|${ids.dan}`));
+      // The id is still there, on hover.
+      expect(await section.getByTestId("ref").first().getAttribute("title")).toBe(`user tag ${treasuryTagId}`);
+      await shot("names");
+    });
+
+    it("lets the page vote only as a user whose approval counts; the feed names the submitter and each voter", async () => {
+      await open("activity");
+      const card = page.locator(`[data-testid=activity][data-id="${heldId}"]`);
+      expect(await card.getByTestId("submitter").innerText()).toBe("by dev-dan");
+      const options = await card.getByTestId("voter").locator("option").allInnerTexts();
+      expect(options.sort()).toEqual(["treasurer-ann", "treasurer-ted"]);
+      await card.getByTestId("voter").selectOption({ label: "treasurer-ted" });
+      await card.getByTestId("approve").click();
+      const done = page.locator(`[data-testid=activity][data-id="${heldId}"][data-status=ACTIVITY_STATUS_COMPLETED]`);
+      await done.waitFor();
+      expect(await done.getByTestId("votes").innerText()).toMatch(/dev-dan ✓[\s\S]*treasurer-ted ✓/);
+      // The approval itself says who cast it.
+      const approval = page.locator("[data-testid=activity][data-type=ACTIVITY_TYPE_APPROVE_ACTIVITY]").first();
+      expect(await approval.getByTestId("submitter").innerText()).toBe("by treasurer-ted");
+      expect((await e.client.listUserTags()).userTags.map((tag) => tag.tagName)).toContain("dan-team");
+      void heldFingerprint;
+    });
+
+    it("names the policy and the approvals behind an access cell", async () => {
+      await open("access");
+      const row = page.locator("[data-testid=access-row][data-user=dev-dan]");
+      await row.locator("td[data-kind=CREATE_USER_TAG]").click();
+      expect(await page.getByTestId("cell-about").innerText()).toMatch(
+        /^dev-dan · CREATE_USER_TAG: allowed with approvals — needs approvals under policy "treasury approves user tags" \(consensus: approvers\.any\(user, user\.tags\.contains\(user tag treasury\)\)\); for example approved by treasurer-(ann|ted)$/,
+      );
+    });
+
+    it("shows each webhook delivery attempt", async () => {
+      await open("webhooks");
+      const hooks = page.locator("[data-testid=webhook]").first();
+      expect(await hooks.locator("h2").innerText()).toContain(`hooks${XSS}`);
+      expect(await hooks.locator("[data-testid=delivery-row][data-ok=no]").first().innerText()).toMatch(/HTTP 500[\s\S]*the endpoint answered HTTP 500[\s\S]*retry at/);
+      expect(await hooks.locator("[data-testid=delivery-row][data-ok=yes]").count()).toBeGreaterThan(0);
+      const dead = page.locator("[data-testid=webhook][data-name=dead-end]");
+      expect(await dead.locator("[data-testid=delivery-row]").allInnerTexts()).toContainEqual(expect.stringMatching(/no answer[\s\S]*ECONNREFUSED[\s\S]*given up/));
+      expect(await page.evaluate("window.__xss")).toBeUndefined();
+      await shot("webhooks");
+    });
+
+    it("shows the IP allowlists, the session profiles and the OTP code to log in with", async () => {
+      await open("auth");
+      expect(await page.getByTestId("card-org-allowlist").innerText()).toMatch(/enabled[\s\S]*127\.0\.0\.0\/8\s+this machine/);
+      expect(await page.getByTestId("key-allowlist").innerText()).toMatch(/dev-dan-key of dev-dan[\s\S]*127\.0\.0\.1\/32\s+dan's laptop/);
+      expect(await page.getByTestId("session-profile-row").innerText()).toContain(`short${XSS}`);
+      const otp = page.locator("[data-testid=otp-row]").first();
+      expect(await otp.getByTestId("otp-code").innerText()).toBe(otpCode);
+      expect(await otp.innerText()).toMatch(/EMAIL\s+ann@example\.com\s+treasurer-ann \(keyform emulator\)/);
+      await shot("auth");
+    });
+
+    it("shows the request log", async () => {
+      await open("requests");
+      const rows = await page.locator("[data-testid=request-row][data-status='403']").allInnerTexts();
+      expect(rows).toContainEqual(expect.stringMatching(/submit\/create_wallet\s+dev-dan \(key dev-dan-key\)\s+403\s+You don't have sufficient permissions/));
+      await shot("requests");
+    });
+
+    it("resets the data after a confirmation: the organization is as fresh, and the server still answers signed requests", async () => {
+      await open("objects");
+      await page.getByTestId("reset").click();
+      await page.getByTestId("reset-confirm").waitFor();
+      // Cancel changes nothing.
+      await page.getByTestId("reset-no").click();
+      expect(await page.getByTestId("reset-confirm").isHidden()).toBe(true);
+      expect((await e.client.listUsers()).users).toHaveLength(5);
+      await page.getByTestId("reset").click();
+      await page.evaluate("document.body.removeAttribute('data-loaded')");
+      await page.getByTestId("reset-yes").click();
+      await page.waitForSelector("body[data-loaded=objects]");
+      expect(await page.locator("#toast").innerText()).toMatch(/^Reset: \d+ rows removed/);
+      expect(await page.getByTestId("section-objects").getByTestId("user-row").allInnerTexts()).toEqual([expect.stringMatching(/^root\t/)]);
+      expect(await page.getByTestId("reset-confirm").isHidden()).toBe(true);
+
+      // As a first start: the root user alone, its bootstrap key, no policies, webhooks, lists or codes.
+      const objects = await json(`/organizations/${orgOf}/objects`);
+      expect(objects.users.map((u: any) => [u.userId, u.userName])).toEqual([[e.emulator.bootstrap.userId, "root"]]);
+      expect(objects.organization.rootQuorum).toEqual({ threshold: 1, userIds: [e.emulator.bootstrap.userId] });
+      expect(objects.apiKeys.map((k: any) => [k.apiKeyName, k.credential.publicKey])).toEqual([["bootstrap", e.emulator.bootstrap.apiPublicKey]]);
+      for (const list of ["policies", "userTags", "wallets", "privateKeys", "invitations"]) expect(objects[list], list).toEqual([]);
+      expect((await json(`/organizations/${orgOf}/webhooks`)).endpoints).toEqual([]);
+      expect(await json(`/organizations/${orgOf}/auth`)).toEqual({ organizationAllowlist: null, keyAllowlists: [], sessionProfiles: [] });
+      expect((await json("/otp-outbox")).messages).toEqual([]);
+      expect(await json(`/organizations/${orgOf}/activities`)).toEqual([]);
+      expect((await json("/organizations")).map((o: any) => o.id)).toEqual([orgOf]);
+
+      // The server answers signed requests with the bootstrap key: reads, and an activity that runs.
+      const whoami = await e.client.whoami();
+      expect(whoami).toMatchObject({ organizationId: orgOf, userId: e.emulator.bootstrap.userId, username: "root" });
+      const { walletId } = await e.client.createWallet({ walletName: "after-reset", accounts: [ETH] });
+      expect((await e.client.listWallets()).wallets.map((w) => [w.walletId, w.walletName])).toEqual([[walletId, "after-reset"]]);
+      // Dan's key is gone with him.
+      await expect(dan.whoami()).rejects.toMatchObject({ status: 401 });
+      await shot("after-reset");
+    });
+
+    it("served the page with its icon, and the browser saw no failed request and no console error", async () => {
+      const icon = await fetch(`${e.emulator.url}/favicon.ico`);
+      expect(icon.status).toBe(200);
+      expect(icon.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
+      expect(await icon.text()).toMatch(/^<svg /);
+      expect(await page.locator("link[rel=icon]").getAttribute("href")).toBe("/favicon.ico");
+      // Loading the icon in the page itself: it answers as an image.
+      expect(await page.evaluate(`new Promise((ok) => { const i = new Image(); i.onload = () => ok(i.naturalWidth > 0); i.onerror = () => ok(false); i.src = "/favicon.ico"; })`)).toBe(true);
+      expect(failedResponses).toEqual([]);
+      expect(consoleErrors).toEqual([]);
+      expect(await page.evaluate("window.__xss")).toBeUndefined();
+    });
   });
 });

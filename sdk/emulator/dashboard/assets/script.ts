@@ -1,7 +1,7 @@
 /**
  * @module emulator/dashboard/assets/script
  * The dashboard's browser script, plain JavaScript shipped as is (no framework, no build step):
- * reads the dashboard's JSON endpoints, draws the three sections, and sends votes. Every value
+ * reads the dashboard's JSON endpoints, draws the sections, sends votes and the reset. Every value
  * from the emulator goes into the page as text (`textContent`), never as markup.
  *
  * It is kept in a String.raw template, so it must not contain a backtick or a dollar sign
@@ -18,7 +18,9 @@ var API = "` +
 var VOTE_HEADER = "` +
   DASHBOARD_VOTE_HEADER +
   String.raw`";
-var SECTIONS = ["objects", "activity", "access"];
+var SECTIONS = ["objects", "activity", "access", "webhooks", "auth", "requests"];
+// Sections read again every two seconds while "live" is ticked.
+var LIVE = ["activity", "webhooks", "auth", "requests"];
 var state = { org: "", section: "objects", feedKey: "" };
 
 function h(tag, attrs, children) {
@@ -75,6 +77,25 @@ function td(content, cls) {
   return h("td", { "class": cls, text: content === undefined || content === null ? "" : String(content) });
 }
 
+// A policy expression with the ids it names shown as the names (the id on hover).
+function named(text, refs) {
+  if (!text) return "\u2014";
+  var parts = [text];
+  (refs || []).forEach(function (r) {
+    parts = parts.reduce(function (out, part) {
+      if (typeof part !== "string") return out.concat([part]);
+      var pieces = part.split(r.id);
+      pieces.forEach(function (piece, i) {
+        // The quotes around the id go with it.
+        if (i > 0) out.push(h("span", { "class": "ref", "data-testid": "ref", title: r.kind + " " + r.id, text: r.kind + " " + r.name }));
+        out.push(piece.replace(/^'/, i > 0 ? "" : "$&").replace(/'$/, i < pieces.length - 1 ? "" : "$&"));
+      });
+      return out;
+    }, []);
+  });
+  return h("span", null, parts.filter(function (p) { return p !== ""; }));
+}
+
 /* ---------- organizations ---------- */
 function loadOrganizations() {
   return getJson("/organizations").then(function (orgs) {
@@ -121,7 +142,7 @@ function renderObjects(o) {
   section.appendChild(card("Policies", o.policies.length, table(["name", "effect", "condition", "consensus", "notes"], o.policies.map(function (p) {
     return h("tr", { "data-testid": "policy-row" }, [
       td(p.policyName), td(short(p.effect).replace(/^EFFECT_/, ""), "effect-" + p.effect),
-      td(p.condition || "\u2014", "mono"), td(p.consensus || "\u2014", "mono"), td(p.notes || ""),
+      td(named(p.condition, p.references), "mono"), td(named(p.consensus, p.references), "mono"), td(p.notes || ""),
     ]);
   })), "card-policies"));
   grid = h("div", { "class": "grid" });
@@ -172,7 +193,9 @@ function evaluationTable(policies) {
 function voteControls(a) {
   var w = a.waiting;
   if (!w || !a.fingerprint) return null;
-  if (w.voters.length === 0) return h("div", { "class": "vote muted", text: "everyone who may vote has voted" });
+  if (w.voters.length === 0) {
+    return h("div", { "class": "vote muted", "data-testid": "no-voters", text: w.heldBy === "root quorum" ? "everyone who may vote has voted" : "no user who has not voted yet can make the policy's consensus hold" });
+  }
   var select = h("select", { "data-testid": "voter", "aria-label": "vote as" }, w.voters.map(function (v) { return h("option", { value: v.id, text: v.name }); }));
   var send = function (approve) {
     return function (ev) {
@@ -191,6 +214,7 @@ function voteControls(a) {
   };
   return h("div", { "class": "vote" }, [
     h("span", { "class": "muted", text: "Vote as" }), select,
+    h("span", { "class": "muted", text: w.heldBy === "root quorum" ? "(root quorum members who have not voted)" : "(users whose approval the consensus can count)" }),
     h("button", { "class": "approve", type: "button", "data-testid": "approve", onclick: send(true), text: "Approve" }),
     h("button", { "class": "reject", type: "button", "data-testid": "reject", onclick: send(false), text: "Reject" }),
   ]);
@@ -233,7 +257,7 @@ function renderActivity(feed) {
       ];
     }
     var votes = (a.votes || []).length
-      ? h("div", { "class": "muted" }, ["Votes: "].concat(a.votes.map(function (v) { return pill(v.userName + " " + (v.selection === "VOTE_SELECTION_APPROVED" ? "\u2713" : "\u2717")); })))
+      ? h("div", { "class": "muted", "data-testid": "votes" }, ["Votes: "].concat(a.votes.map(function (v) { return h("span", { title: when(v.atMs) }, [pill(v.userName + " " + (v.selection === "VOTE_SELECTION_APPROVED" ? "\u2713" : "\u2717"))]); })))
       : null;
     section.appendChild(h("div", { "class": "card activity " + statusClass(a), "data-testid": "activity", "data-type": a.type, "data-status": a.status, "data-id": a.id }, [
       h("div", { "class": "head" }, [
@@ -241,7 +265,7 @@ function renderActivity(feed) {
         pill(short(a.status), "st-" + a.status, "status"),
         h("span", { "class": "muted", text: when(a.createdMs) }),
         a.votesOn ? h("span", { text: "on " + short(a.votesOn.type) + " " + a.votesOn.id.slice(0, 8) }) : null,
-        a.submittedBy ? h("span", { "class": "muted", text: "by " + a.submittedBy.name }) : null,
+        a.submittedBy ? h("span", { "class": "muted", "data-testid": "submitter", text: "by " + a.submittedBy.name }) : null,
         a.id ? h("span", { "class": "muted mono", text: a.id }) : null,
       ]),
       a.signing ? h("div", { "class": "muted mono", "data-testid": "signing", text: "Signs: " + a.signing }) : null,
@@ -289,7 +313,8 @@ function renderAccess(m) {
     ].concat(kinds.map(function (k) {
       var cell = m.cells[u][k];
       var note = m.notes[u + "," + k];
-      var about = user.name + " \u00b7 " + short(m.kinds[k]) + ": " + CELL_WORDS[cell] + (note ? " (" + note + ")" : "");
+      var reason = m.reasons[u + "," + k];
+      var about = user.name + " \u00b7 " + short(m.kinds[k]) + ": " + CELL_WORDS[cell] + (note ? " (" + note + ")" : "") + (reason ? " \u2014 " + reason : "");
       return h("td", {
         "class": "c-" + cell.replace(/ /g, "-"), "data-kind": m.kinds[k], "data-cell": cell, title: about,
         text: CELL_TEXT[cell] + (note && cell !== "not proved" ? "*" : ""),
@@ -308,6 +333,107 @@ function renderAccess(m) {
     notes.appendChild(h("div", { "class": "reason bad", "data-testid": "not-proved" }, ["Not proved: these clauses are outside the prover's fragment, so the cells that depend on them are unknown: "].concat(m.notProved.map(function (c) { return h("code", { text: c + " " }); }))));
   }
   section.appendChild(notes);
+}
+
+/* ---------- webhooks ---------- */
+function renderWebhooks(w) {
+  var section = document.getElementById("webhooks");
+  section.textContent = "";
+  section.appendChild(h("div", { "class": "toolbar" }, [h("h2", null, ["Webhooks", h("span", { "class": "count", text: w.endpoints.length + " endpoint(s); each delivery attempt, newest first" })])]));
+  if (w.endpoints.length === 0) section.appendChild(h("div", { "class": "card empty", text: "no webhook endpoints (create_webhook_endpoint adds one)" }));
+  w.endpoints.forEach(function (e) {
+    var subscriptions = e.subscriptions.map(function (x) { return pill(x.eventType + (x.filtersJson ? " " + x.filtersJson : "") + (x.isActive ? "" : " (off)")); });
+    var rows = e.deliveries.map(function (d) {
+      var next = d.nextAttemptMs ? "retry at " + when(d.nextAttemptMs) : d.ok ? "" : "given up";
+      return h("tr", { "data-testid": "delivery-row", "data-ok": d.ok ? "yes" : "no" }, [
+        td(when(d.atMs)), td(short(d.activityStatus) + " \u00b7 " + d.activityId.slice(0, 8), "mono"), td(String(d.attempt)),
+        td(pill(d.statusCode === null ? "no answer" : "HTTP " + d.statusCode, d.ok ? "o-OUTCOME_ALLOW" : "o-OUTCOME_DENY_EXPLICIT")),
+        td(d.error || d.response || "", "mono"), td(d.durationMs + " ms"), td(next),
+      ]);
+    });
+    section.appendChild(h("div", { "class": "card", "data-testid": "webhook", "data-name": e.name }, [
+      h("h2", null, [e.name, h("span", { "class": "count", text: e.isActive ? "active" : "inactive" })]),
+      h("div", { "class": "mono", text: e.url }),
+      h("div", { "class": "muted" }, ["Subscriptions: "].concat(subscriptions.length ? subscriptions : ["none"])),
+      table(["time", "activity", "attempt", "status", "response or error", "took", "next"], rows, "no delivery yet"),
+    ]));
+  });
+}
+
+/* ---------- auth ---------- */
+function allowlistTable(list) {
+  return table(["address or block", "label", "added"], list.rules.map(function (r) {
+    return h("tr", { "data-testid": "allowlist-rule" }, [td(r.cidr, "mono"), td(r.label), td(r.createdMs ? when(r.createdMs) : "configured")]);
+  }), "no rule: every address is refused");
+}
+function renderAuth(parts) {
+  var a = parts[0];
+  var outbox = parts[1].messages;
+  var section = document.getElementById("auth");
+  section.textContent = "";
+  var org = a.organizationAllowlist;
+  var orgBody = org
+    ? h("div", null, [
+        h("div", { "class": "muted", text: (org.enabled ? "enabled" : "disabled") + (org.configured ? " (set by the emulator's configuration)" : "") + "; on an evaluation error: " + short(org.onEvaluationError) }),
+        allowlistTable(org),
+      ])
+    : h("div", { "class": "empty", text: "none: requests from every address are accepted" });
+  var grid = h("div", { "class": "grid" });
+  section.appendChild(grid);
+  grid.appendChild(card("Organization IP allowlist", org ? org.rules.length : undefined, orgBody, "card-org-allowlist"));
+  grid.appendChild(card("API key IP allowlists", a.keyAllowlists.length, a.keyAllowlists.length === 0 ? h("div", { "class": "empty", text: "no API key has its own allowlist" }) : h("div", null, a.keyAllowlists.map(function (k) {
+    return h("div", { "data-testid": "key-allowlist" }, [
+      h("div", null, [h("strong", { text: k.apiKeyName }), h("span", { "class": "muted", text: " of " + (k.userName || "?") + " \u00b7 " }), h("span", { "class": "mono", text: k.publicKey })]),
+      allowlistTable(k),
+    ]);
+  })), "card-key-allowlists"));
+  section.appendChild(card("Session profiles", a.sessionProfiles.length, table(["name", "scope", "expires after", "notes", "id"], a.sessionProfiles.map(function (p) {
+    return h("tr", { "data-testid": "session-profile-row" }, [
+      td(p.sessionProfileName), td(p.scope, "mono"), td(p.expirationSeconds ? p.expirationSeconds + " s" : "\u2014"), td(p.notes || ""), td(p.sessionProfileId, "mono"),
+    ]);
+  }), "no session profiles"), "card-session-profiles"));
+  section.appendChild(card("OTP outbox", outbox.length, h("div", null, [
+    h("div", { "class": "muted", text: "The codes otp_init sent (the emulator sends no e-mail or SMS): use the code to log in locally. For every organization of the data directory." }),
+    table(["sent", "type", "contact", "user", "code", "state", "expires"], outbox.map(function (m) {
+      return h("tr", { "data-testid": "otp-row", "data-state": m.state }, [
+        td(when(m.sentMs)), td(short(m.otpType).replace(/^OTP_TYPE_/, "")), td(m.contact), td(m.users.join(", ")),
+        td(h("strong", { "class": "mono code", "data-testid": "otp-code", text: m.code })), td(m.state), td(when(m.expiresMs)),
+      ]);
+    }), "no code sent yet"),
+  ]), "card-otp-outbox"));
+}
+
+/* ---------- requests ---------- */
+function renderRequests(r) {
+  var section = document.getElementById("requests");
+  section.textContent = "";
+  section.appendChild(h("div", { "class": "toolbar" }, [h("h2", null, ["Requests", h("span", { "class": "count", text: r.requests.length + " shown (the emulator keeps its last " + r.capacity + " API requests)" })])]));
+  section.appendChild(h("div", { "class": "card" }, [table(["time", "operation", "who", "status", "outcome", "took"], r.requests.map(function (q) {
+    var who = q.user ? q.user.name + (q.user.apiKeyName ? " (key " + q.user.apiKeyName + ")" : "") : q.path.indexOf("/v1/") === 0 ? "auth proxy" : "not authenticated";
+    return h("tr", { "data-testid": "request-row", "data-status": String(q.status) }, [
+      td(when(q.atMs)), td(q.path.replace(/^\/public\/v1\//, ""), "mono"), td(who),
+      td(pill(String(q.status), q.status < 400 ? "o-OUTCOME_ALLOW" : "o-OUTCOME_DENY_EXPLICIT")), td(q.outcome), td(q.durationMs + " ms"),
+    ]);
+  }), "no request yet")]));
+}
+
+/* ---------- reset ---------- */
+function askReset() { document.getElementById("reset-confirm").hidden = false; }
+function reset() {
+  var yes = document.getElementById("reset-yes");
+  yes.disabled = true;
+  var headers = { "content-type": "application/json" };
+  headers[VOTE_HEADER] = "1";
+  return fetch(API + "/reset", { method: "POST", headers: headers, body: JSON.stringify({ confirm: "reset" }) }).then(function (r) {
+    return r.json().then(function (body) {
+      if (!r.ok) throw new Error(body && body.message ? body.message : "HTTP " + r.status);
+      var removed = Object.keys(body.removed).reduce(function (n, k) { return n + body.removed[k]; }, 0);
+      toast("Reset: " + removed + " rows removed; the root organization is as at the first start");
+      document.getElementById("reset-confirm").hidden = true;
+      state.feedKey = "";
+      return loadOrganizations().then(refresh);
+    });
+  }).catch(function (e) { toast("Reset refused: " + e.message); }).then(function () { yes.disabled = false; });
 }
 
 /* ---------- navigation and refresh ---------- */
@@ -336,6 +462,12 @@ function refresh() {
       var key = JSON.stringify(feed);
       if (key !== state.feedKey || !document.getElementById("activity").firstChild) { state.feedKey = key; renderActivity(feed); }
     });
+  } else if (state.section === "webhooks") {
+    job = getJson("/organizations/" + org + "/webhooks").then(renderWebhooks);
+  } else if (state.section === "auth") {
+    job = Promise.all([getJson("/organizations/" + org + "/auth"), getJson("/otp-outbox")]).then(renderAuth);
+  } else if (state.section === "requests") {
+    job = getJson("/requests?organizationId=" + org).then(renderRequests);
   } else {
     document.getElementById("access").insertBefore(h("div", { "class": "muted", "data-testid": "access-loading", text: "proving\u2026" }), document.getElementById("access").firstChild);
     job = getJson("/organizations/" + org + "/access").then(renderAccess);
@@ -349,6 +481,9 @@ function refresh() {
 }
 window.addEventListener("hashchange", function () { show(location.hash.slice(1)); });
 document.getElementById("refresh").onclick = function () { state.feedKey = ""; refresh(); };
+document.getElementById("reset").onclick = askReset;
+document.getElementById("reset-no").onclick = function () { document.getElementById("reset-confirm").hidden = true; };
+document.getElementById("reset-yes").onclick = reset;
 document.getElementById("org").onchange = function (e) {
   state.org = e.target.value;
   state.feedKey = "";
@@ -356,7 +491,7 @@ document.getElementById("org").onchange = function (e) {
   refresh();
 };
 setInterval(function () {
-  if (document.getElementById("auto").checked && state.section === "activity" && !document.hidden) refresh();
+  if (document.getElementById("auto").checked && LIVE.indexOf(state.section) >= 0 && !document.hidden) refresh();
 }, 2000);
 loadOrganizations().then(function () { show(location.hash.slice(1) || "objects"); }, function (e) { toast("Could not read the emulator: " + e.message); });
 })();

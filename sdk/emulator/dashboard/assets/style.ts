@@ -75,6 +75,10 @@ table.matrix td { text-align: center; padding: 3px; min-width: 26px; border: 1px
 .legend span { margin-right: 10px; }
 #cell-about { margin: 6px 0 8px; min-height: 1.4em; }
 table.matrix td { cursor: pointer; }
+.ref { display: inline-block; padding: 0 5px; border-radius: 4px; background: var(--info-bg); color: var(--accent); font-family: system-ui, sans-serif; }
+.code { font-size: 14px; letter-spacing: 1px; }
+.confirm { display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: center; padding: 10px 20px; background: var(--bad-bg); color: var(--bad); border-bottom: 1px solid var(--bad); }
+.confirm[hidden] { display: none; }
 #toast { position: fixed; bottom: 16px; right: 16px; max-width: 480px; padding: 8px 14px; border-radius: 8px; background: var(--text); color: var(--bg); opacity: 0; transition: opacity .2s; pointer-events: none; }
 #toast.show { opacity: .95; }
 `;
