@@ -525,6 +525,26 @@ describe("dashboard: webhooks, auth, requests, voters, names and reset", () => {
     expect(policies[1].references).toEqual([{ id: ids.dan, kind: "user", name: "dev-dan" }]);
   });
 
+  it("offers a vote to each user a consensus over two tags needs, and to no one else", async () => {
+    const { userTagId: auditors } = await e.client.createUserTag({ userTagName: "auditors", userIds: [ids.mallory!] });
+    await e.client.createPolicy({
+      policyName: "treasury and audit approve key tags",
+      effect: "EFFECT_ALLOW",
+      condition: "activity.type == 'ACTIVITY_TYPE_CREATE_PRIVATE_KEY_TAG'",
+      consensus: `approvers.any(u, u.tags.contains('${treasuryTagId}')) && approvers.any(u, u.tags.contains('${auditors}'))`,
+      notes: "",
+    });
+    const held = await dan.submitActivity("createPrivateKeyTag", { privateKeyTagName: "dan-keys", privateKeyIds: [] }, { allowIncomplete: true });
+    expect(held.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    const voters = async () => (await json(`/organizations/${orgOf}/activities`)).find((a: any) => a.id === held.id).waiting.voters.map((v: any) => v.id).sort();
+    // Either treasurer, or the auditor: none alone makes it hold, each is needed with the other side.
+    expect(await voters()).toEqual([ids.ann, ids.ted, ids.mallory].sort());
+    // Once the auditor approved, only the treasury is still needed.
+    const vote = await fetch(url(`/organizations/${orgOf}/votes`), { method: "POST", headers: { "x-keyform-dashboard": "1" }, body: JSON.stringify({ fingerprint: held.fingerprint, userId: ids.mallory, approve: true }) });
+    expect(vote.status).toBe(200);
+    expect(await voters()).toEqual([ids.ann, ids.ted].sort());
+  });
+
   it("refuses a reset without the dashboard header or the confirmation, naming what is missing", async () => {
     const noHeader = await fetch(url("/reset"), { method: "POST", body: JSON.stringify({ confirm: "reset" }) });
     expect(noHeader.status).toBe(400);
@@ -536,6 +556,7 @@ describe("dashboard: webhooks, auth, requests, voters, names and reset", () => {
     expect(isLoopback("10.1.2.3") || isLoopback("::ffff:192.168.0.1") || isLoopback("1270.0.0.1")).toBe(false);
     // Nothing was reset.
     expect((await e.client.listUsers()).users).toHaveLength(5);
+    expect((await e.client.listUserTags()).userTags.map((tag) => tag.tagName)).toEqual(["treasury", "auditors"]);
   });
 
   describe.skipIf(!haveChromium)("in Chromium", () => {

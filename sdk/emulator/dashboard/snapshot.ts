@@ -212,7 +212,7 @@ function waitingOf(store: Store, row: ActivityRow, nowMs: number, nameOf: (id: s
       heldBy: "policy consensus",
       reason: waitingOn.length > 0 ? `an ALLOW policy's consensus does not hold yet (${waitingOn.join("; ")})` : decision.reason,
       approvals: approvals.length,
-      voters: usersOf(countingVoters({ db: store.db, store, organizationId: row.org_id, nowMs }, row.type, parameters, approvals, candidates)),
+      voters: usersOf(countingVoters({ db: store.db, store, organizationId: row.org_id, nowMs }, row.id, row.type, parameters, approvals, candidates)),
       now,
     };
   }
