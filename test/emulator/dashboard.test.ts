@@ -11,6 +11,7 @@
  */
 import * as fs from "node:fs";
 import * as http from "node:http";
+import * as os from "node:os";
 import type { AddressInfo } from "node:net";
 import * as path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -223,6 +224,44 @@ describe("dashboard access matrix without an ALLOW policy", () => {
       expect(matrix.kinds.length).toBeGreaterThan(50);
     } finally {
       await fresh.stop();
+    }
+  });
+});
+
+describe("dashboard reset with the start's configuration", () => {
+  it("applies the configured IP allowlist and the fixtures again, and changes nothing when they cannot be", async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-reset-"));
+    const fixtures = path.join(folder, "fixtures.json");
+    const mnemonic = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+    fs.writeFileSync(fixtures, JSON.stringify({ wallets: [{ walletName: "seeded", mnemonic, accounts: [ETH] }] }));
+    const r = await startTestEmulator({ fixturesFile: fixtures, ipAllowlists: [{ allow: ["127.0.0.0/8", "::1/128"] }] });
+    try {
+      const org = r.emulator.bootstrap.organizationId;
+      const reset = () => fetch(`${r.emulator.url}${API}/reset`, { method: "POST", headers: { "x-keyform-dashboard": "1" }, body: JSON.stringify({ confirm: "reset" }) });
+      const seeded = (await r.client.listWallets()).wallets;
+      const seededAccount = (await r.client.listWalletAccounts({ walletId: seeded[0]!.walletId })).accounts[0]!.address;
+      await r.client.createWallet({ walletName: "scratch", accounts: [ETH] });
+      await r.client.setIpAllowlist({ enabled: true, rules: [{ cidr: "127.0.0.1/32", label: "narrower" }] });
+      const first = await reset();
+      expect(first.status).toBe(200);
+      expect((await first.json()).removed).toMatchObject({ wallets: 2, ip_allowlists: 1, activities: 2 });
+      // As at the start: the fixture wallet (same address), the configured list, nothing else.
+      const wallets = (await r.client.listWallets()).wallets;
+      expect(wallets.map((w) => w.walletName)).toEqual(["seeded"]);
+      expect((await r.client.listWalletAccounts({ walletId: wallets[0]!.walletId })).accounts[0]!.address).toBe(seededAccount);
+      const auth = await (await fetch(`${r.emulator.url}${API}/organizations/${org}/auth`)).json();
+      expect(auth.organizationAllowlist).toMatchObject({ enabled: true, configured: true, rules: [{ cidr: "127.0.0.0/8" }, { cidr: "::1/128" }] });
+
+      // Without the fixtures file the reset cannot give a first start's data: it changes nothing.
+      await r.client.createWallet({ walletName: "kept", accounts: [] });
+      fs.rmSync(fixtures);
+      const failed = await reset();
+      expect(failed.status).toBe(400);
+      expect((await failed.json()).message).toMatch(/^reset: nothing was changed: fixtures file .*fixtures\.json/);
+      expect((await r.client.listWallets()).wallets.map((w) => w.walletName)).toEqual(["seeded", "kept"]);
+    } finally {
+      await r.stop();
+      fs.rmSync(folder, { recursive: true, force: true });
     }
   });
 });

@@ -22,7 +22,7 @@
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Dispatcher, PolicyDenial } from "../dispatch";
-import { EmulatorError, GrpcCode, invalidArgument, notFound } from "../errors";
+import { EmulatorError, failedPrecondition, GrpcCode, invalidArgument, notFound } from "../errors";
 import { AccessMatrixCache } from "./access";
 import { PAGE_HTML } from "./assets/page";
 import { SCRIPT_JS } from "./assets/script";
@@ -109,7 +109,13 @@ export function registerDashboard(app: FastifyInstance, dispatcher: () => Dispat
     if (!isLoopback(req.ip)) throw new EmulatorError(GrpcCode.PERMISSION_DENIED, `reset: only from this machine (the request came from ${req.ip})`);
     const confirm = jsonBody(req.body, "{confirm: \"reset\"}").confirm;
     if (confirm !== "reset") throw invalidArgument('confirm: required, the string "reset"');
-    const removed = hooks.resetData();
+    let removed: ResetSummary;
+    try {
+      removed = hooks.resetData();
+    } catch (error) {
+      // The reset is one transaction: a failure (a fixtures file gone) changed nothing.
+      throw failedPrecondition(`reset: nothing was changed: ${error instanceof Error ? error.message : String(error)}`);
+    }
     // What the feed kept in memory was about the data that is gone.
     denials.length = 0;
     return json(reply, { removed });
