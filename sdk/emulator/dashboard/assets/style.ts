@@ -38,9 +38,10 @@ h2 .count { color: var(--muted); font-weight: 400; font-size: 13px; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 0 14px; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
-/* Long names (user input) break anywhere rather than squeeze the id columns to one character. */
-td { overflow-wrap: anywhere; }
+/* A long name (user input) breaks where it must; the id columns keep room for an id. */
+td { overflow-wrap: break-word; }
 td.mono { min-width: 10em; }
+.card { overflow-x: auto; }
 #reset { margin-left: auto; }
 th { color: var(--muted); font-weight: 500; font-size: 12px; }
 tr:last-child td { border-bottom: 0; }
