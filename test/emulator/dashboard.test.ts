@@ -418,7 +418,6 @@ describe("dashboard: webhooks, auth, requests, voters, names and reset", () => {
   let dan: KeyformClient;
   let danKey: { publicKey: string; privateKey: string };
   let treasuryTagId: string;
-  let heldFingerprint: string;
   let heldId: string;
   let otpCode: string;
   const url = (p: string) => `${e.emulator.url}${API}${p}`;
@@ -485,7 +484,6 @@ describe("dashboard: webhooks, auth, requests, voters, names and reset", () => {
     await expect(dan.createWallet({ walletName: "dan-wallet", accounts: [] })).rejects.toMatchObject({ status: 403 });
     const held = await dan.submitActivity("createUserTag", { userTagName: "dan-team", userIds: [] }, { allowIncomplete: true });
     expect(held.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
-    heldFingerprint = held.fingerprint;
     heldId = held.id;
     // A request whose stamp is not verified.
     const forged = await fetch(`${e.emulator.url}/public/v1/query/whoami`, { method: "POST", headers: { "x-stamp": "not-a-stamp" }, body: JSON.stringify({ organizationId: orgOf }) });
@@ -658,7 +656,6 @@ describe("dashboard: webhooks, auth, requests, voters, names and reset", () => {
       const approval = page.locator("[data-testid=activity][data-type=ACTIVITY_TYPE_APPROVE_ACTIVITY]").first();
       expect(await approval.getByTestId("submitter").innerText()).toBe("by treasurer-ted");
       expect((await e.client.listUserTags()).userTags.map((tag) => tag.tagName)).toContain("dan-team");
-      void heldFingerprint;
     });
 
     it("names the policy and the approvals behind an access cell", async () => {
