@@ -24,6 +24,15 @@ export async function commandOutcome(run: Promise<unknown>): Promise<CommandOutc
   }
 }
 
+/**
+ * How many refusals of the lockout proof a failed command's output holds: the engine prints each
+ * check failure twice (as it happens, and in its "Diagnostics:" section), so the section counts.
+ */
+export function lockoutRefusals(output: string): number {
+  const diagnostics = output.slice(output.lastIndexOf("Diagnostics:"));
+  return diagnostics.match(/after this plan the deploying API key could not/g)?.length ?? 0;
+}
+
 /** Stack config (a bare string is a plain value) as the Automation API's ConfigMap. */
 export function plainConfig(config: Record<string, string | ConfigValue>): ConfigMap {
   return Object.fromEntries(Object.entries(config).map(([key, value]) => [key, typeof value === "string" ? { value } : value]));
