@@ -77,6 +77,11 @@ describe("the plan's own steps and the root quorum it declares", () => {
     expect(blocked[0]!.witness).toMatch(/ACTIVITY_TYPE_CREATE_USER_TAG \{"userTagName":"ops","userIds":\[\]\} submitted by user "deployer" \(u-d\) alone: OUTCOME_DENY_EXPLICIT: 403 code 7 \(DENY policy "no user changes" applies\)/);
     // Without the step (the plan leaves the tag as it is), nothing is asked of the create.
     expect(blockedAfterPlan(org({ policies: [allow, denyUsers] }), "02ab", "CREDENTIAL_TYPE_API_KEY_P256", "127.0.0.1")).toEqual([]);
+    // An update step sends what applying the plan again sends: it is asked once, as the latter.
+    const updating: ManagedObject = { ...tag, kinds: ["UPDATE_USER_TAG"] };
+    const denyUpdates = { ...denyUsers, condition: "activity.resource == 'USER' && activity.action == 'UPDATE'" };
+    const updates = blockedAfterPlan(org({ policies: [allow, denyUpdates], managed: [updating] }), "02ab", "CREDENTIAL_TYPE_API_KEY_P256", "127.0.0.1");
+    expect(updates.map((b) => `${b.goal}: ${b.activity}`)).toEqual(["apply this plan again: ACTIVITY_TYPE_UPDATE_USER_TAG"]);
   });
 
   it("names the RootQuorum of the plan that leaves the deploying user out, or makes it wait", () => {

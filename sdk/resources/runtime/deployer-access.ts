@@ -5,8 +5,9 @@
  *
  * 1. read: the IP allowlist in force for the key after the plan (the service's activation rule)
  *    lets that address in;
- * 2. carry out this plan: each request this plan's own steps submit (a create, an update, both
- *    halves of a replace; `needed-activities.ts`) is allowed in the organization the plan leaves;
+ * 2. carry out this plan: each request this plan's own steps submit that applying it again does
+ *    not (a create, both halves of a replace; `needed-activities.ts`) is allowed in the
+ *    organization the plan leaves (the engine's order of the steps is not known here);
  * 3. apply this plan again: each request keyform submits to put an object of the plan back
  *    (`deployer-requests.ts`) is allowed to the deploying user alone;
  * 4. destroy everything the stack manages: each delete, in {@link destroyOrder}, is allowed in
@@ -106,7 +107,11 @@ export function blockedAfterPlan(org: OrganizationAfterPlan, publicKey: string, 
     (o.kind === "User" && o.id === org.deployer.userId);
   const asked = (o: ManagedObject) => only === undefined || label(o) === only;
   for (const object of org.managed.filter(asked)) {
+    // A step that sends what applying the plan again sends (an update) is asked once, as the latter:
+    // the step itself goes out before the plan takes effect.
+    const again = new Set(applyRequests(object, org.deployer.userId).map((r) => r.type));
     for (const req of stepRequests(object, object.kinds ?? [], org.deployer.userId)) {
+      if (again.has(req.type)) continue;
       const answer = decideRequest(org, publicKey, credentialType, req);
       if (!answer.allowed) blocked.push({ goal: "carry out this plan", activity: req.type, object: label(object), witness: `${describeRequest(req, org)}: ${answer.outcome}` });
     }
