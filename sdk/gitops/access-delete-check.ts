@@ -65,8 +65,10 @@ export class PlannedSteps {
   /**
    * The plan over `state` (the stack's resources before it): the objects it keeps, with the
    * inputs the plan gives them and the activity kinds their steps submit, and those it deletes.
+   * With `organizationId`, objects that name another organization are left out, as the
+   * provider's census of each organization leaves them out.
    */
-  plan(state: ReadonlyArray<{ urn: string; type: string; id?: string; inputs?: unknown; outputs?: unknown }>): { kept: PlannedObject[]; deleted: DeletedObject[] } {
+  plan(state: ReadonlyArray<{ urn: string; type: string; id?: string; inputs?: unknown; outputs?: unknown }>, organizationId?: string): { kept: PlannedObject[]; deleted: DeletedObject[] } {
     const kept: PlannedObject[] = [];
     const deleted: DeletedObject[] = [];
     const recorded = new Map(state.map((r) => [r.urn, r]));
@@ -77,8 +79,11 @@ export class PlannedSteps {
       const kind = step?.kind ?? KEYFORM_TYPE.exec(before?.type ?? "")?.[1];
       if (kind === undefined) continue;
       const olds = declared(before?.inputs);
+      const outputs = step?.outputs ?? ((before?.outputs ?? {}) as Record<string, unknown>);
+      const named = step?.inputs?.organizationId ?? outputs.organizationId;
+      if (organizationId !== undefined && typeof named === "string" && named !== organizationId) continue;
       if (step?.op === "delete") {
-        deleted.push({ kind, id: step.id ?? before?.id ?? "", props: step.outputs ?? ((before?.outputs ?? {}) as Record<string, unknown>) });
+        deleted.push({ kind, id: step.id ?? before?.id ?? "", props: outputs });
         continue;
       }
       const normalize = (inputs: Record<string, unknown>) => handlerFor(kind).spec.normalize(inputs) as Record<string, unknown>;
@@ -107,7 +112,7 @@ export async function accessLosingDeletes(stack: Stack, steps: PlannedSteps, env
   const purpose = "the preview's check of planned deletes";
   const organizationId = requireSetting(settings, "organizationId", purpose);
   const state = ((await stack.exportStack()).deployment as { resources?: Array<{ urn: string; type: string; id?: string; inputs?: unknown; outputs?: unknown }> }).resources ?? [];
-  const { kept, deleted } = steps.plan(state);
+  const { kept, deleted } = steps.plan(state, organizationId);
   const session = sessionFor(new ProviderContext(undefined, undefined), settings, organizationId, purpose);
   const blocked = await blockedByDeletes(session, kept, deleted);
   if (blocked.length === 0) return [];

@@ -38,6 +38,10 @@ describe("PlannedSteps", () => {
     ]);
     // Normalized, as the provider's census holds them (a tag's members default to none).
     expect(kept[1]!.inputs).toMatchObject({ userTagName: "new", userIds: [] });
+    // Objects of another organization are not this organization's plan.
+    steps.onEvent(step("delete", PLUGIN_TAG, "elsewhere", { id: "t-9", inputs: { userTagName: "x", organizationId: "org-2" }, outputs: { userTagId: "t-9", organizationId: "org-2" } }));
+    expect(steps.plan(state, "org-1").deleted.map((d) => d.id)).toEqual(["p-1"]);
+    expect(steps.plan(state).deleted.map((d) => d.id)).toEqual(["p-1", "t-9"]);
   });
 
   it("does not count a replacement's delete as a removal, and strips the dynamic providers' hidden inputs", () => {
