@@ -18,7 +18,6 @@
  *   the runner's `preview` exits 1 with both in its report, and its `up` stops at its preview
  *   with the key and the user still there.
  */
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -27,10 +26,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accessThrough, typescriptStack as typescriptDeclaredStack, yamlStack as yamlDeclaredStack, type Declared } from "../support/declared-stacks";
 import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { commandOutcome, lockoutRefusals } from "./fail-closed-support";
+import { builtScriptOutcome, commandOutcome, lockoutRefusals } from "./fail-closed-support";
 import { credentialLockouts, PlannedCredentialDeletes } from "../../sdk/gitops/credential-check";
 import { settingsEnv, stackEnv } from "../support/declared-stacks";
-import { repoRoot } from "../support/engine";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { officialClient } from "../support/organization-snapshot";
 
@@ -130,16 +128,7 @@ describe.each([
 });
 
 /** `node dist/examples/gitops/runner.js <args>` with `env`: its exit code and output. */
-function runnerOutcome(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, "dist", "examples", "gitops", "runner.js"), ...args], { env });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
-  });
-}
+const runnerOutcome = (args: string[], env: Record<string, string>) => builtScriptOutcome("dist/examples/gitops/runner.js", args, env);
 
 describe.each([
   { path: "TypeScript", make: typescriptStack },
