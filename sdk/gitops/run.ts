@@ -3,10 +3,11 @@
  * The three GitOps operations on a stack, as `keyform gitops preview|up|drift` runs them:
  *
  * - `preview` reads the live organization (unless `refresh` is off) and plans; it fails when the
- *   plan deletes the API key keyform signs with or its user (`credential-check.ts`: the engine
- *   plans such a delete without the provider, so a plain `pulumi preview` cannot see it), and
- *   adds the access table of planned policy changes (`access-diff.ts`), which `noNewAccess` and
- *   `breakGlassTag` turn into a gate.
+ *   plan deletes the API key keyform signs with or its user (`credential-check.ts`), or an
+ *   object whose delete locks the deploying key out, such as its own ALLOW
+ *   (`access-delete-check.ts`): the engine plans such a delete without the provider, so a plain
+ *   `pulumi preview` cannot see it. It adds the access table of planned policy changes
+ *   (`access-diff.ts`), which `noNewAccess` and `breakGlassTag` turn into a gate.
  * - `up` first clears the pending operations a killed run left in the state (`recovery.ts`),
  *   previews, and applies only when the preview passes the same checks; so what was changed by
  *   hand is set back to the code.
@@ -15,6 +16,7 @@
 import type { Stack } from "@pulumi/pulumi/automation";
 import { ADOPTED_PREFIX } from "../resources/runtime/framework";
 import { accessCheck, PlannedPolicies, type AccessGate } from "./access-diff";
+import { accessLosingDeletes, PlannedSteps } from "./access-delete-check";
 import { credentialLockouts, PlannedCredentialDeletes } from "./credential-check";
 import { clearPendingOperations, type ClearedOperation } from "./recovery";
 import { RunLog } from "./run-log";
@@ -49,25 +51,29 @@ export async function runOperation(operation: Operation, stack: Stack, options: 
   const collector = new SummaryCollector(operation, stack.name);
   const planned = new PlannedPolicies();
   const deletes = new PlannedCredentialDeletes();
+  const steps = new PlannedSteps();
   const onEvent: typeof collector.onEvent = (event) => {
     collector.onEvent(event);
     planned.onEvent(event);
     deletes.onEvent(event);
+    steps.onEvent(event);
     log.onEvent(event);
   };
+  /** Why the plan the preview saw would lock the deploying credential out through what it deletes. */
+  const lockoutsOfDeletes = async () => [...(await credentialLockouts(stack, deletes)), ...(await accessLosingDeletes(stack, steps))];
   let access: { markdown: string; failure?: string } | undefined;
   try {
     if (operation === "preview") {
       await stack.preview({ onEvent, refresh });
-      for (const lockout of await credentialLockouts(stack, deletes)) collector.addError(lockout);
+      for (const lockout of await lockoutsOfDeletes()) collector.addError(lockout);
       access = await accessCheck(stack, planned, options.gate);
     } else if (operation === "up") {
       cleared = await clearPendingOperations(stack);
       // As `pulumi up` does, a preview first: a plan that would lock the stack out (a policy
       // denying what the plan needs, a delete of the deploying key or user) stops before any
       // write. Its errors (a settings error, a broken policy) are the report's; its steps are not.
-      await stack.preview({ onEvent: (event) => (deletes.onEvent(event), log.onEvent(event), event.diagnosticEvent && collector.onEvent(event)), refresh });
-      const lockouts = await credentialLockouts(stack, deletes);
+      await stack.preview({ onEvent: (event) => (deletes.onEvent(event), steps.onEvent(event), log.onEvent(event), event.diagnosticEvent && collector.onEvent(event)), refresh });
+      const lockouts = await lockoutsOfDeletes();
       for (const lockout of lockouts) collector.addError(lockout);
       if (lockouts.length === 0) await stack.up({ onEvent, refresh });
     } else await stack.previewRefresh({ onEvent });

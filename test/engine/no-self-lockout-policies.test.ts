@@ -4,9 +4,10 @@
  * the root quorum whom an ALLOW policy lets do anything (the emulator runs the policies on each
  * of its activities):
  *
- * - a plan with a UserTag and a DENY on every USER activity fails its preview naming the Policy,
- *   CREATE_USER_TAG, the UserTag that needs it and the user, and writes nothing (read with the
- *   official client); `up` (Automation API, no preview first) fails naming the same;
+ * - a plan with a UserTag and a DENY on every USER activity fails its preview with one refusal
+ *   of the lockout proof naming CREATE_USER_TAG, the UserTag that needs it, the user and the
+ *   DENY, and writes nothing (read with the official client); `up` (Automation API, no preview
+ *   first) fails naming the same;
  * - a DENY on activities the plan does not submit (WALLET) previews;
  * - the same plan deployed with the root user's key (alone the root quorum, which bypasses
  *   policies) previews, and so does the deployer's with `keyform:allowLockout`.
@@ -22,7 +23,7 @@ import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import type { OrganizationAccess } from "../support/organization-snapshot";
 import { officialClient } from "../support/organization-snapshot";
-import { commandOutcome } from "./fail-closed-support";
+import { commandOutcome, lockoutRefusals } from "./fail-closed-support";
 
 const TIMEOUT = 600_000;
 
@@ -78,13 +79,11 @@ describe.each<{ door: string; make: MakeDeclaredStack }>([
     try {
       const refused = await commandOutcome(handle.stack.preview());
       expect(refused.exitCode).not.toBe(0);
+      expect(refused.output).toMatch(/could not carry out this plan in organization [^:]+: ACTIVITY_TYPE_CREATE_USER_TAG for UserTag "ops" would be refused/);
       expect(refused.output).toMatch(
-        new RegExp(
-          `with the policies this plan declares or changes \\(Policy "no-user-changes"\\), user "deployer" \\(${deployerId}\\), whom the deploying API key belongs to, ` +
-            `may not run CREATE_USER_TAG, which UserTag "ops" of this plan needs`,
-        ),
+        new RegExp(`submitted by user "deployer" \\(${deployerId}\\) alone: OUTCOME_DENY_EXPLICIT: 403 code 7 \\(DENY policy "${policyName}" applies\\)`),
       );
-      expect(refused.output).toMatch(/proved for every request/);
+      expect(lockoutRefusals(refused.output)).toBe(1);
       expect(refused.output).toMatch(/keyform:allowLockout/);
       expect(await named(policyName, tagName)).toEqual({ policies: 0, tags: 0 });
 
@@ -92,7 +91,7 @@ describe.each<{ door: string; make: MakeDeclaredStack }>([
       // soon as its own check passes: whichever of the two is checked last fails, naming the same.
       const up = await commandOutcome(handle.stack.up());
       expect(up.exitCode).not.toBe(0);
-      expect(up.output).toMatch(/\(Policy "no-user-changes"\), user "deployer" .* may not run CREATE_USER_TAG, which UserTag "ops" of this plan needs/);
+      expect(up.output).toMatch(/could not carry out this plan in organization [^:]+: ACTIVITY_TYPE_CREATE_USER_TAG for UserTag "ops" would be refused/);
       await removeByRoot(policyName);
 
       // A DENY on what the plan does not submit leaves its activities allowed.

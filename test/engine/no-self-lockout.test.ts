@@ -7,7 +7,9 @@
  *   with a rule for it the preview passes; with `keyform:allowLockout` the deliberate
  *   hand-over previews.
  * - A root quorum that leaves out the deploying user, or raises the threshold above 1 while that
- *   user alone is the quorum, fails the preview naming the user; the quorum is unchanged.
+ *   user alone is the quorum, fails the preview with one refusal of the lockout proof
+ *   (`deployer-access.ts`): the update of the root quorum the deploying user could no longer
+ *   submit alone, with its witness naming the user and the RootQuorum; the quorum is unchanged.
  * - Removing from the program the API key keyform signs with (adopted with importId) fails
  *   the `up` before the delete is sent: the key is still there, read with the official client.
  *   A plain preview cannot see that delete (the engine plans it without the provider); the
@@ -16,7 +18,6 @@
  *   the runner's `preview` exits 1 with both in its report, and its `up` stops at its preview
  *   with the key and the user still there.
  */
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -25,10 +26,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accessThrough, typescriptStack as typescriptDeclaredStack, yamlStack as yamlDeclaredStack, type Declared } from "../support/declared-stacks";
 import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { commandOutcome } from "./fail-closed-support";
+import { builtScriptOutcome, commandOutcome, lockoutRefusals } from "./fail-closed-support";
 import { credentialLockouts, PlannedCredentialDeletes } from "../../sdk/gitops/credential-check";
 import { settingsEnv, stackEnv } from "../support/declared-stacks";
-import { repoRoot } from "../support/engine";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { officialClient } from "../support/organization-snapshot";
 
@@ -79,6 +79,7 @@ describe.each([
       expect(refused.exitCode).not.toBe(0);
       expect(refused.output).toMatch(/the organization-level IP allowlist leaves out (::ffff:)?127\.0\.0\.1, the address the service sees keyform's requests from/);
       expect(refused.output).toMatch(/keyform:allowLockout/);
+      expect(lockoutRefusals(refused.output)).toBe(1);
       const up = await commandOutcome(stack.up());
       expect(up.exitCode).not.toBe(0);
       expect(await organizationAllowlist()).toBeUndefined();
@@ -95,7 +96,7 @@ describe.each([
     }
   });
 
-  it("a root quorum without the deploying user, or above threshold 1, fails the preview naming the user", { timeout: TIMEOUT }, async () => {
+  it("a root quorum without the deploying user, or above threshold 1, fails the preview with one refusal naming the user", { timeout: TIMEOUT }, async () => {
     const b = emu.emulator.bootstrap;
     const quorumNow = async () => (await official.getOrganization({ organizationId: b.organizationId })).organizationData.rootQuorum;
     const before = await quorumNow();
@@ -104,14 +105,17 @@ describe.each([
     try {
       const removed = await commandOutcome(handle.stack.preview());
       expect(removed.exitCode).not.toBe(0);
-      expect(removed.output).toMatch(new RegExp(`the root quorum leaves out user "[^"]+" \\(${b.userId}\\), whom the deploying API key belongs to and who is in it today`));
+      expect(removed.output).toMatch(/could not apply this plan again in organization [^:]+: ACTIVITY_TYPE_UPDATE_ROOT_QUORUM for RootQuorum "root" would be refused/);
+      expect(removed.output).toMatch(new RegExp(`submitted by user "[^"]+" \\(${b.userId}\\) alone: OUTCOME_DENY_IMPLICIT: .*; the root quorum of RootQuorum "root" leaves the user out`));
+      expect(lockoutRefusals(removed.output)).toBe(1);
       expect((await commandOutcome(handle.stack.up())).exitCode).not.toBe(0);
       expect(await quorumNow()).toEqual(before);
 
       redeclare([{ kind: "RootQuorum", name: "root", args: { threshold: 2, userIds: [b.userId, otherUserId] } }]);
       const raised = await commandOutcome(handle.stack.preview());
       expect(raised.exitCode).not.toBe(0);
-      expect(raised.output).toMatch(new RegExp(`the root quorum's threshold 2 takes from user "[^"]+" \\(${b.userId}\\), whom the deploying API key belongs to, the power to act alone`));
+      expect(raised.output).toMatch(new RegExp(`submitted by user "[^"]+" \\(${b.userId}\\) alone: OUTCOME_[A-Z_]+: it would wait for the root quorum of RootQuorum "root" \\(threshold 2\\)`));
+      expect(lockoutRefusals(raised.output)).toBe(1);
       expect(await quorumNow()).toEqual(before);
 
       // Keeping the user, alone, previews.
@@ -124,16 +128,7 @@ describe.each([
 });
 
 /** `node dist/examples/gitops/runner.js <args>` with `env`: its exit code and output. */
-function runnerOutcome(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, "dist", "examples", "gitops", "runner.js"), ...args], { env });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
-  });
-}
+const runnerOutcome = (args: string[], env: Record<string, string>) => builtScriptOutcome("dist/examples/gitops/runner.js", args, env);
 
 describe.each([
   { path: "TypeScript", make: typescriptStack },

@@ -5,7 +5,7 @@
  * The whole proof against the emulator is `test/resources/lockout-verdict-generated.test.ts`.
  */
 import { describe, expect, it } from "vitest";
-import { blockedAfterPlan, destroyOrder } from "../../sdk/resources/runtime/deployer-access";
+import { blockedAfterPlan, destroyOrder, refusalOf } from "../../sdk/resources/runtime/deployer-access";
 import { allowlistInForce, type ManagedObject, type OrganizationAfterPlan } from "../../sdk/resources/runtime/org-after-plan";
 
 const here = [{ cidr: "127.0.0.0/8" }];
@@ -62,6 +62,43 @@ describe("blockedAfterPlan", () => {
       "destroy what this stack manages: ACTIVITY_TYPE_DELETE_POLICY",
       "destroy what this stack manages: ACTIVITY_TYPE_DELETE_POLICIES",
     ]);
+  });
+});
+
+describe("the plan's own steps and the root quorum it declares", () => {
+  const allow = { policyId: "p", policyName: "deployer", effect: "EFFECT_ALLOW", consensus: "approvers.any(user, user.id == 'u-d')" };
+  const denyUsers = { policyId: "no-users", policyName: "no user changes", effect: "EFFECT_DENY", condition: "activity.resource == 'USER' && activity.action == 'CREATE'" };
+
+  it("asks each request the plan's step submits, with its parameters, in the organization after the plan", () => {
+    const creating: ManagedObject = { ...tag, id: undefined, kinds: ["CREATE_USER_TAG"] };
+    const blocked = blockedAfterPlan(org({ policies: [allow, denyUsers], managed: [creating] }), "02ab", "CREDENTIAL_TYPE_API_KEY_P256", "127.0.0.1");
+    // Only the create is denied: the update and the delete of the tag stay allowed.
+    expect(blocked.map((b) => `${b.goal}: ${b.activity}`)).toEqual(["carry out this plan: ACTIVITY_TYPE_CREATE_USER_TAG"]);
+    expect(blocked[0]!.witness).toMatch(/ACTIVITY_TYPE_CREATE_USER_TAG \{"userTagName":"ops","userIds":\[\]\} submitted by user "deployer" \(u-d\) alone: OUTCOME_DENY_EXPLICIT: 403 code 7 \(DENY policy "no user changes" applies\)/);
+    // Without the step (the plan leaves the tag as it is), nothing is asked of the create.
+    expect(blockedAfterPlan(org({ policies: [allow, denyUsers] }), "02ab", "CREDENTIAL_TYPE_API_KEY_P256", "127.0.0.1")).toEqual([]);
+    // An update step sends what applying the plan again sends: it is asked once, as the latter.
+    const updating: ManagedObject = { ...tag, kinds: ["UPDATE_USER_TAG"] };
+    const denyUpdates = { ...denyUsers, condition: "activity.resource == 'USER' && activity.action == 'UPDATE'" };
+    const updates = blockedAfterPlan(org({ policies: [allow, denyUpdates], managed: [updating] }), "02ab", "CREDENTIAL_TYPE_API_KEY_P256", "127.0.0.1");
+    expect(updates.map((b) => `${b.goal}: ${b.activity}`)).toEqual(["apply this plan again: ACTIVITY_TYPE_UPDATE_USER_TAG"]);
+  });
+
+  it("names the RootQuorum of the plan that leaves the deploying user out, or makes it wait", () => {
+    const quorum = (userIds: string[], threshold: number) => ({ userIds, threshold, declaredBy: 'RootQuorum "root"' });
+    const outside = blockedAfterPlan(org({ rootQuorum: quorum(["root"], 1) }), "02ab", "CREDENTIAL_TYPE_API_KEY_P256", "127.0.0.1");
+    expect(outside[0]!.witness).toMatch(/OUTCOME_DENY_IMPLICIT: 403 code 7 \(.*\); the root quorum of RootQuorum "root" leaves the user out$/);
+    const waiting = blockedAfterPlan(org({ rootQuorum: quorum(["u-d", "root"], 2) }), "02ab", "CREDENTIAL_TYPE_API_KEY_P256", "127.0.0.1");
+    expect(waiting[0]!.witness).toMatch(/it would wait for the root quorum of RootQuorum "root" \(threshold 2\)/);
+  });
+
+  it("gives one refusal: the first blocked request with its witness, the others by name", () => {
+    const blocked = blockedAfterPlan(org({ rootQuorum: { userIds: ["u-d", "root"], threshold: 2 } }), "02ab", "CREDENTIAL_TYPE_API_KEY_P256", "127.0.0.1");
+    expect(blocked).toHaveLength(2);
+    const refusal = refusalOf(blocked, "org-1");
+    expect(refusal.match(/Witness:/g)).toHaveLength(1);
+    expect(refusal).toMatch(/^after this plan the deploying API key could not apply this plan again in organization org-1: ACTIVITY_TYPE_UPDATE_USER_TAG for UserTag "ops" would be refused\. Witness: /);
+    expect(refusal).toMatch(/Also refused: destroy what this stack manages: ACTIVITY_TYPE_DELETE_USER_TAGS for UserTag "ops"\. Change the plan so it keeps that access, or set keyform:allowLockout/);
   });
 });
 

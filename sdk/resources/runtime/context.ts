@@ -13,7 +13,6 @@ import type { Activity } from "../../wire/activity";
 import type { KeyformClient } from "../../client";
 import type { BatchGroup } from "./batch";
 import type { SharedReadEntry } from "./shared-reads";
-import type { AccessVerdict } from "./policy-lockout";
 import type { AllowlistsToday } from "./org-after-plan";
 import { resolveSettings, type ConfigLookup, type SettingName, type Settings } from "./settings";
 import { settingOrigins, type SettingOrigin } from "./setting-sources";
@@ -47,18 +46,10 @@ export class ProviderContext {
     usersWithKeys: new Map<string, Map<string, boolean>>(),
     /** org|kind → the objects that exist now, by bucket. */
     existingByKind: new Map<string, Promise<Map<string, Map<string, string>>>>(),
-    /** org → URN → a Policy resource of the plan (`policy-lockout.ts`). */
-    plannedPolicies: new Map<string, Map<string, unknown>>(),
-    /** org → activity kind → the resources of the plan that submit it. */
-    neededActivities: new Map<string, Map<string, Set<string>>>(),
-    /** org → "declared" → the RootQuorum inputs of the plan. */
-    plannedQuorums: new Map<string, Map<string, Record<string, unknown>>>(),
     /** org → URN → a resource of the plan, in the order the engine checked it (`deployer-access.ts`). */
     plannedObjects: new Map<string, Map<string, unknown>>(),
     /** org|public key → the organization-level IP allowlist and the deploying key's own before this run (`org-after-plan.ts`). */
     allowlistsBefore: new Map<string, Promise<AllowlistsToday>>(),
-    /** org|kind|policy set → what the solver said. */
-    accessVerdicts: new Map<string, Promise<AccessVerdict>>(),
   };
   /** Outcome of each settings check, by base URL, organization and public key (`verify.ts`). */
   readonly verified = new Map<string, Promise<void>>();

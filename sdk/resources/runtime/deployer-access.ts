@@ -5,17 +5,22 @@
  *
  * 1. read: the IP allowlist in force for the key after the plan (the service's activation rule)
  *    lets that address in;
- * 2. apply this plan again: each request keyform submits to put an object of the plan back
+ * 2. carry out this plan: each request this plan's own steps submit that applying it again does
+ *    not (a create, both halves of a replace; `needed-activities.ts`) is allowed in the
+ *    organization the plan leaves (the engine's order of the steps is not known here);
+ * 3. apply this plan again: each request keyform submits to put an object of the plan back
  *    (`deployer-requests.ts`) is allowed to the deploying user alone;
- * 3. destroy everything the stack manages: each delete, in {@link destroyOrder}, is allowed in
+ * 4. destroy everything the stack manages: each delete, in {@link destroyOrder}, is allowed in
  *    the organization the earlier deletes leave (deleting an organization-level allowlist
  *    switches per-key lists off; deleting a policy or a tag takes what it granted with it).
  *
  * Each request is decided by the evaluator the emulator enforces (`simulate` of `sdk/policy`),
  * with the deploying user's tags after the plan as approver and its API key as credential; a
  * user who alone is the root quorum (threshold 1) bypasses policies, a member of a larger quorum
- * runs only what a policy allows. A refused request is the witness: its type, parameters and
- * the evaluator's outcome. The deploying key and user themselves are left out of the destroy:
+ * runs only what a policy allows, and so does a user the quorum after the plan leaves out. A
+ * refused request is the witness: its type, parameters and the evaluator's outcome. Whatever
+ * is blocked, a plan gets one refusal: the first blocked request with its witness, then the
+ * others by name. The deploying key and user themselves are left out of the destroy:
  * keyform refuses to delete them (`lockout.ts`). Only what the plan takes away is refused: a
  * request the organization refuses today already (every write of a root quorum above threshold
  * 1, say) is the same before and after, and not the plan's doing.
@@ -25,14 +30,14 @@ import type { CheckFailure } from "./check";
 import type { Session } from "./client";
 import type { ProviderContext } from "./context";
 import { allowedBy, callerAddress, deployingUser, OPT_OUT, sameKey } from "./lockout";
-import { applyRequests, deleteRequests, type DeployerRequest } from "./deployer-requests";
+import { applyRequests, deleteRequests, stepRequests, type DeployerRequest } from "./deployer-requests";
 import { allowlistInForce, organizationAfterPlan, organizationToday, withoutObject, type ManagedObject, type OrganizationAfterPlan, type PlannedObject } from "./org-after-plan";
 import { ProviderError } from "./errors";
 import type { Settings } from "./settings";
 import { before } from "./shared-reads";
 
 /** What the deploying credential must still be able to do. */
-export type Goal = "read" | "apply this plan again" | "destroy what this stack manages";
+export type Goal = "read" | "carry out this plan" | "apply this plan again" | "destroy what this stack manages";
 
 /** One thing the deploying credential could not do after the plan, with a request that shows it. */
 export interface Blocked {
@@ -58,9 +63,12 @@ function decideRequest(org: OrganizationAfterPlan, publicKey: string, credential
     ownCredentials: !member && req.ownCredentials === true,
   });
   if (decision.outcome === "OUTCOME_ALLOW") return { allowed: true };
-  if (member) return { allowed: false, outcome: `${decision.outcome}: it would wait for the root quorum (threshold ${rootQuorum.threshold}) (${decision.reason})` };
+  // A root quorum the plan declares is what put the user where it stands: say so.
+  const by = rootQuorum.declaredBy === undefined ? "" : ` of ${rootQuorum.declaredBy}`;
+  if (member) return { allowed: false, outcome: `${decision.outcome}: it would wait for the root quorum${by} (threshold ${rootQuorum.threshold}) (${decision.reason})` };
   const answer = decision.outcome === "OUTCOME_REQUIRES_CONSENSUS" ? "it would wait for approvals" : "403 code 7";
-  return { allowed: false, outcome: `${decision.outcome}: ${answer} (${decision.reason})` };
+  const outside = by === "" ? "" : `; the root quorum${by} leaves the user out`;
+  return { allowed: false, outcome: `${decision.outcome}: ${answer} (${decision.reason})${outside}` };
 }
 
 /** Why the key cannot reach the service at all after `org`, if it cannot. */
@@ -85,8 +93,8 @@ const describeRequest = (req: DeployerRequest, org: OrganizationAfterPlan) =>
 
 /**
  * Everything the deploying credential could not do once `org` is in place, from `address`:
- * the read first (when it fails, nothing else is asked), then each request to apply the plan
- * again, then the destroy in {@link destroyOrder}. With `only` (`Policy "x"`), the
+ * the read first (when it fails, nothing else is asked), then each request of the plan's own
+ * steps, then each request to apply the plan again, then the destroy in {@link destroyOrder}. With `only` (`Policy "x"`), the
  * requests of that object alone are decided (the destroy still steps through the others).
  */
 export function blockedAfterPlan(org: OrganizationAfterPlan, publicKey: string, credentialType: string, address: string | undefined, only?: string): Blocked[] {
@@ -98,6 +106,16 @@ export function blockedAfterPlan(org: OrganizationAfterPlan, publicKey: string, 
     (o.kind === "ApiKey" && sameKey(o.inputs.publicKey, publicKey)) ||
     (o.kind === "User" && o.id === org.deployer.userId);
   const asked = (o: ManagedObject) => only === undefined || label(o) === only;
+  for (const object of org.managed.filter(asked)) {
+    // A step that sends what applying the plan again sends (an update) is asked once, as the latter:
+    // the step itself goes out before the plan takes effect.
+    const again = new Set(applyRequests(object, org.deployer.userId).map((r) => r.type));
+    for (const req of stepRequests(object, object.kinds ?? [], org.deployer.userId)) {
+      if (again.has(req.type)) continue;
+      const answer = decideRequest(org, publicKey, credentialType, req);
+      if (!answer.allowed) blocked.push({ goal: "carry out this plan", activity: req.type, object: label(object), witness: `${describeRequest(req, org)}: ${answer.outcome}` });
+    }
+  }
   for (const object of org.managed.filter(asked)) {
     for (const req of applyRequests(object, org.deployer.userId)) {
       const answer = decideRequest(org, publicKey, credentialType, req);
@@ -144,11 +162,20 @@ export function destroyOrder(managed: readonly ManagedObject[]): ManagedObject[]
   return [...managed].sort((a, b) => destroyRank(a) - destroyRank(b) || a.name.localeCompare(b.name));
 }
 
-/** One sentence for a failure: the goal, the blocking activity and its witness. */
-export function blockedReason(b: Blocked, organizationId: string): string {
-  const what = b.goal === "read" ? "read" : b.goal;
-  const activity = b.object === undefined ? b.activity : `${b.activity} for ${b.object}`;
-  return `after this plan the deploying API key could not ${what} in organization ${organizationId}: ${activity} would be refused. Witness: ${b.witness}. Change the plan so it keeps that access, or ${OPT_OUT}`;
+const blockedActivity = (b: Blocked) => (b.object === undefined ? b.activity : `${b.activity} for ${b.object}`);
+
+/**
+ * The one refusal for everything `blocked` holds: the first blocked request, its goal and its
+ * witness; then the others, by goal and activity.
+ */
+export function refusalOf(blocked: readonly Blocked[], organizationId: string): string {
+  const [first, ...rest] = blocked;
+  if (first === undefined) throw new Error("refusalOf: nothing is blocked");
+  const also = rest.length === 0 ? "" : ` Also refused: ${rest.map((b) => `${b.goal}: ${blockedActivity(b)}`).join("; ")}.`;
+  return (
+    `after this plan the deploying API key could not ${first.goal} in organization ${organizationId}: ${blockedActivity(first)} would be refused. ` +
+    `Witness: ${first.witness}.${also} Change the plan so it keeps that access, or ${OPT_OUT}`
+  );
 }
 
 /** The kinds whose objects decide access: a change to one of them asks the whole proof again. */
@@ -191,7 +218,7 @@ export async function deployerAccessFailures(session: Session, planned: PlannedS
   const blocked = takenAway(around);
   // The read concerns the whole plan: the resource that decides access reports it.
   const reported = decidesAccess ? blocked : blocked.filter((b) => b.goal !== "read");
-  return reported.map((b) => ({ property: planned.property, reason: blockedReason(b, session.organizationId) }));
+  return reported.length === 0 ? [] : [{ property: planned.property, reason: refusalOf(reported, session.organizationId) }];
 }
 
 /**
@@ -233,6 +260,39 @@ async function credentialTypeOf(session: Session): Promise<string> {
   return "CREDENTIAL_TYPE_API_KEY_P256";
 }
 
+/** An object a plan deletes because the program no longer declares it: its kind, its id and its recorded outputs. */
+export interface DeletedObject {
+  readonly kind: string;
+  readonly id: string;
+  readonly props: Record<string, unknown>;
+}
+
+/** Whether deleting an object of `kind` can take access away (a Policy, UserTag, RootQuorum or IpAllowlist). */
+export const isAccessKind = (kind: string): boolean => ACCESS_KINDS.has(kind);
+
+/**
+ * What deleting `deleted` (objects removed from the program) takes from the deploying credential
+ * of `session`, in the organization the rest of the plan (`kept`) leaves: blocked without them,
+ * and not blocked with them. `[]` while an input that decides access is unknown, or when the
+ * deploying user is not visible to its key.
+ */
+export async function blockedByDeletes(session: Session, kept: readonly PlannedObject[], deleted: readonly DeletedObject[]): Promise<Blocked[]> {
+  const deleting = deleted.filter((d) => ACCESS_KINDS.has(d.kind));
+  if (deleting.length === 0) return [];
+  const user = await deployingUser(session);
+  if (user === undefined) return [];
+  // Deleting a key's own list hands the key to the organization's list: both are read then.
+  const org = await organizationAfterPlan(session, user, kept, deleting.some((d) => d.kind === "IpAllowlist"));
+  if (org === undefined) return [];
+  const without = deleting.reduce((state, d) => withoutObject(state, { kind: d.kind, name: d.id, inputs: d.props, olds: {}, id: d.id }), org);
+  const credentialType = await credentialTypeOf(session);
+  const address = await callerAddress(session);
+  const after = blockedAfterPlan(without, session.credentialPublicKey, credentialType, address);
+  if (after.length === 0) return [];
+  // What the organization with the objects already refused is not these deletes' doing.
+  return takenAway({ after, today: blockedAfterPlan(org, session.credentialPublicKey, credentialType, address) });
+}
+
 /**
  * Refuses, at `up` and before anything is sent, a delete of an object that decides access (a
  * resource removed from the program: the engine plans that delete without asking the provider at
@@ -244,18 +304,7 @@ export async function refuseAccessLosingDelete(session: Session, kind: string, i
   if (settings.allowLockout || !ACCESS_KINDS.has(kind)) return;
   const plan = [...plannedSoFar(session.context, session.organizationId).values()];
   if (plan.length === 0) return;
-  const user = await deployingUser(session);
-  if (user === undefined) return;
-  // Deleting a key's own list hands the key to the organization's list: both are read then.
-  const org = await organizationAfterPlan(session, user, plan, kind === "IpAllowlist");
-  if (org === undefined) return;
-  const without = withoutObject(org, { kind, name: id, inputs: props, olds: {}, id });
-  const credentialType = await credentialTypeOf(session);
-  const address = await callerAddress(session);
-  const after = blockedAfterPlan(without, session.credentialPublicKey, credentialType, address);
-  if (after.length === 0) return;
-  // What the organization with the object already refused is not this delete's doing.
-  const blocked = takenAway({ after, today: blockedAfterPlan(org, session.credentialPublicKey, credentialType, address) });
+  const blocked = await blockedByDeletes(session, plan, [{ kind, id, props }]);
   if (blocked.length === 0) return;
-  throw new ProviderError(`${kind} ${id}: this plan deletes it (it is no longer in the program), and ${blocked.map((b) => blockedReason(b, session.organizationId)).join("; ")}`);
+  throw new ProviderError(`${kind} ${id}: this plan deletes it (it is no longer in the program), and ${refusalOf(blocked, session.organizationId)}`);
 }

@@ -1,11 +1,13 @@
 /**
  * @module resources/runtime/deployer-requests
  * The requests keyform sends for an object it manages, as the policy engine sees them (the
- * versioned activity type and the wire parameters): to apply the plan again (an update, or a
+ * versioned activity type and the wire parameters): to carry out this plan's own step for it
+ * (its create, update, or both halves of a replace), to apply the plan again (an update, or a
  * create for a kind the service cannot update) and to destroy it. `deployer-access.ts` decides
  * each with the evaluator the emulator enforces. A Policy's delete may travel alone
  * (DELETE_POLICY) or in a batch (DELETE_POLICIES), so both are asked.
  */
+import { activityKind } from "../../policy/activity";
 import { latestTypeOf } from "../../policy/catalog";
 import { ACTIVITY_KINDS } from "./needed-activities";
 import type { ManagedObject } from "./org-after-plan";
@@ -52,4 +54,26 @@ export function deleteRequests(object: ManagedObject, deployerUserId: string): D
   if (kind === "IpAllowlist") return [request("REMOVE_IP_ALLOWLIST", inputs.publicKey === undefined ? {} : { publicKey: inputs.publicKey })];
   if (kind === "ApiKey") return [request("DELETE_API_KEYS", { userId: inputs.userId }, inputs.userId === deployerUserId)];
   return (ACTIVITY_KINDS[kind]?.delete ?? []).map((k) => request(k, {}));
+}
+
+/** What creating `object` submits, where its parameters decide policies this proof is asked about. */
+function createRequests(object: ManagedObject, deployerUserId: string): DeployerRequest[] {
+  const { kind, inputs } = object;
+  if (kind === "Policy") {
+    const { policyName, effect, condition, consensus, notes } = inputs;
+    return [request("CREATE_POLICY", { policyName, effect, ...(condition === undefined ? {} : { condition }), ...(consensus === undefined ? {} : { consensus }), notes: notes ?? "" })];
+  }
+  if (kind === "UserTag") return [request("CREATE_USER_TAG", { userTagName: inputs.userTagName, userIds: inputs.userIds ?? [] })];
+  if (kind === "ApiKey") return [request("CREATE_API_KEYS", { userId: inputs.userId }, inputs.userId === deployerUserId)];
+  return [];
+}
+
+/**
+ * What this plan's own step submits for `object`: one request of each of `kinds` (the activity
+ * kinds of its create, update or replace, `needed-activities.ts`), with the parameters above
+ * where this module knows them, else none.
+ */
+export function stepRequests(object: ManagedObject, kinds: readonly string[], deployerUserId: string): DeployerRequest[] {
+  const known = [...createRequests(object, deployerUserId), ...applyRequests(object, deployerUserId), ...deleteRequests(object, deployerUserId)];
+  return kinds.map((kind) => known.find((r) => activityKind(r.type) === kind) ?? request(kind, {}));
 }

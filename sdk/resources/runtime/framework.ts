@@ -31,9 +31,8 @@ import { quietHostErrorEcho, warnEngine } from "./engine-log";
 import { holdingSlot } from "./engine-slots";
 import { organizationMoveMessage } from "./organization-guard";
 import { duplicateFailures, limitFailures, nameOfUrn, urnOf } from "./plan-census";
-import { lockoutFailures, refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
+import { refuseOwnCredentialDelete, refuseOwnKeyReplace } from "./lockout";
 import { neededKinds, stepOf } from "./needed-activities";
-import { policyLockoutFailures } from "./policy-lockout";
 import { deployerAccessFailures, refuseAccessLosingDelete } from "./deployer-access";
 import { entryForCreate, inputsKeyOf, mayStillApply, refusedUnrun, notOwnedMessage, readEntry, removeEntry, renewEntry, stampedSession } from "./ownership";
 import { replayBatchItem, settleBatchItem } from "./batch-journal";
@@ -525,32 +524,19 @@ export function makeHandler<I extends BaseInputs, O extends BaseOutputs, L>(spec
     const engineRun = context.engineRun;
     const organizationId = (inputs.organizationId as string | undefined) ?? settings.organizationId;
     if (organizationId === undefined || isUnknown(organizationId)) return [];
-    if (urn === undefined) {
-      if (engineRun === undefined) return [];
-      const what = `${spec.kind} ${spec.label(inputs as unknown as I)}: check`;
-      try {
-        return await lockoutFailures(spec.kind, session(context, settings, organizationId, what), inputs, settings);
-      } catch (error) {
-        throw explain(error, what);
-      }
-    }
+    if (urn === undefined) return [];
     const planned = { kind: spec.kind, urn, organizationId, inputs, olds: olds ?? {} };
     const duplicates = duplicateFailures(context, planned);
     if (duplicates.length > 0 || engineRun === undefined) return duplicates;
     const what = `${spec.kind} ${spec.label(inputs as unknown as I)}: check`;
     try {
       const s = session(context, settings, organizationId, what);
-      // What this resource's step submits, for the policies the plan leaves (policy-lockout.ts).
+      // What this resource's step submits, for the organization the plan leaves (deployer-access.ts).
       const hasOlds = Object.keys(olds ?? {}).length > 0;
       const changed = hasOlds ? changedProperties(olds as Partial<O>, inputs as unknown as I) : [];
       const step = stepOf(hasOlds, changed, (name) => spec.properties[name as keyof typeof spec.properties]?.replace === true);
-      const access = { kind: spec.kind, urn, inputs, olds: olds ?? {}, kinds: neededKinds(spec.kind, step), changed: step !== "same", property: propertyNames[0] ?? "organizationId" };
-      return [
-        ...(await limitFailures(s, planned)),
-        ...(await lockoutFailures(spec.kind, s, inputs, settings)),
-        ...(await policyLockoutFailures(s, access, settings)),
-        ...(await deployerAccessFailures(s, { kind: spec.kind, name: nameOfUrn(urn), urn, inputs, olds: olds ?? {}, changed: access.changed, property: access.property }, settings)),
-      ];
+      const access = { kind: spec.kind, name: nameOfUrn(urn), urn, inputs, olds: olds ?? {}, kinds: neededKinds(spec.kind, step), changed: step !== "same", property: propertyNames[0] ?? "organizationId" };
+      return [...(await limitFailures(s, planned)), ...(await deployerAccessFailures(s, access, settings))];
     } catch (error) {
       throw explain(error, what);
     }

@@ -4,29 +4,22 @@
  * organization fails, naming the resource and the reason, unless the setting `allowLockout`
  * says the hand-over is deliberate.
  *
- * - IP allowlists, and what policies, tags and the root quorum leave the deploying user to do:
- *   one proof over the organization after the plan (`deployer-access.ts`). The address the
- *   service sees this client from is the one it echoes on every answer
- *   (`x-rate-limit-request-remote-addr`).
- * - A root quorum that no longer holds the deploying user while it holds it today, or that raises
- *   the threshold above 1 while that user alone is the quorum today: keyform does not prove that
- *   a policy lets the user in instead, so this fails as not proved.
- * - Policies that deny the deploying user an activity the rest of the plan needs: `policy-lockout.ts`.
- * - Deleting, or replacing, the API key keyform signs with, or deleting the user it belongs to.
- *
- * The check on root quorums runs at `check`, so preview fails. A delete of a
- * resource removed from the program is planned by the engine without asking the provider, so
- * the provider refuses to delete the deploying key or user at `up`, before the request is sent;
- * the preview of the GitOps runner and `scripts/org-up` finds it in the engine's planned steps
- * (`credential-deletes.ts`).
+ * - What the deploying key can still do after the plan (read, carry out and apply the plan
+ *   again, destroy what the stack manages), with the IP allowlists, policies, tags and root
+ *   quorum the plan leaves: one proof over the organization after the plan
+ *   (`deployer-access.ts`). The address the service sees this client from is the one it echoes
+ *   on every answer (`x-rate-limit-request-remote-addr`).
+ * - Deleting, or replacing, the API key keyform signs with, or deleting the user it belongs to:
+ *   here. A delete of a resource removed from the program is planned by the engine without
+ *   asking the provider, so the provider refuses to delete the deploying key or user at `up`,
+ *   before the request is sent; the preview of the GitOps runner and `scripts/org-up` finds it
+ *   in the engine's planned steps (`credential-deletes.ts`).
  */
 import { BlockList, isIP } from "node:net";
-import type { CheckFailure } from "./check";
 import type { Session } from "./client";
 import { ProviderError } from "./errors";
 import { before } from "./shared-reads";
 import type { Settings } from "./settings";
-import { containsUnknown } from "./values";
 
 export const OPT_OUT = "set keyform:allowLockout (KEYFORM_ALLOW_LOCKOUT) to true for a deliberate hand-over";
 
@@ -71,61 +64,6 @@ export async function deployingUser(session: Session): Promise<DeployingUser | u
   const users = await before.users(session);
   const user = users.find((u) => u.apiKeys.some((k) => sameKey(k.credential.publicKey, session.credentialPublicKey)));
   return user === undefined ? undefined : { userId: user.userId, userName: user.userName, userEmail: user.userEmail || undefined, userTags: user.userTags ?? [] };
-}
-
-/** The root quorum's members and threshold, as the organization record gives them. */
-export interface QuorumToday {
-  readonly userIds?: readonly string[];
-  readonly threshold?: number;
-}
-
-/**
- * The root quorum before this run changes it (`before`): every write of the run makes the shared
- * organization read stale, and a check of each Policy or RootQuorum reading it again would cost
- * one request per resource for an answer the run itself does not change before the plan's own
- * RootQuorum (whose declared value the checks use).
- */
-export async function rootQuorumToday(session: Session): Promise<QuorumToday | undefined> {
-  const { organizationData } = await before.organization(session);
-  return organizationData.rootQuorum as QuorumToday | undefined;
-}
-
-/** Why the declared root quorum would shut the deploying user out, if it would. */
-async function rootQuorumLockout(session: Session, inputs: Record<string, unknown>): Promise<CheckFailure[]> {
-  const userIds = inputs.userIds;
-  if (containsUnknown(userIds) || !Array.isArray(userIds)) return [];
-  const user = await deployingUser(session);
-  if (user === undefined) return [];
-  const today = await rootQuorumToday(session);
-  if (!(today?.userIds ?? []).includes(user.userId)) return [];
-  if (userIds.includes(user.userId)) {
-    // Still a member, but no longer the quorum alone: what no policy allows waits for approvals.
-    const threshold = inputs.threshold;
-    if (typeof threshold !== "number" || threshold <= 1 || (today?.threshold ?? 1) > 1) return [];
-    return [
-      {
-        property: "threshold",
-        reason:
-          `the root quorum's threshold ${threshold} takes from user ${JSON.stringify(user.userName)} (${user.userId}), whom the deploying API key belongs to, the power to act alone as the root quorum: ` +
-          `not proved that a policy lets the user run alone what keyform deploys in organization ${session.organizationId}; every other activity would wait for ${threshold} approvals. Keep threshold 1, or ${OPT_OUT}`,
-      },
-    ];
-  }
-  return [
-    {
-      property: "userIds",
-      reason:
-        `the root quorum leaves out user ${JSON.stringify(user.userName)} (${user.userId}), whom the deploying API key belongs to and who is in it today: ` +
-        `not proved that a policy lets the user in afterwards, so keyform could lose its way into organization ${session.organizationId}. Keep the user in userIds, or ${OPT_OUT}`,
-    },
-  ];
-}
-
-/** The lockout failures of one checked resource (none with `allowLockout`). */
-export async function lockoutFailures(kind: string, session: Session, inputs: Record<string, unknown>, settings: Settings): Promise<CheckFailure[]> {
-  if (settings.allowLockout) return [];
-  if (kind === "RootQuorum") return rootQuorumLockout(session, inputs);
-  return [];
 }
 
 /**

@@ -2,10 +2,10 @@
  * @module resources/runtime/needed-activities
  * Which activity kinds (the version-free `activity.kind` a policy condition sees) keyform submits
  * for a resource it creates, updates or deletes: what the deploying user must still be allowed
- * once the plan's policies apply (`policy-lockout.ts`). A replace submits the create and the
- * delete. Kinds only the root quorum may run (UPDATE_ROOT_QUORUM) are left out: no policy can
- * grant or take them (`lockout.ts` checks the root quorum itself). Reads (queries) are not
- * activities and are not governed by policies.
+ * in the organization after the plan to carry the plan out (`deployer-access.ts`). A replace
+ * submits the create and the delete. The root quorum's own update is left out: the quorum of
+ * today submits it, and the proof asks the quorum after the plan for it as "apply this plan
+ * again". Reads (queries) are not activities and are not governed by policies.
  */
 
 /** The activity kinds of each operation, by resource kind. */

@@ -27,6 +27,8 @@ export interface PlannedObject {
   readonly inputs: Record<string, unknown>;
   /** The inputs of the previous run (empty for a resource the plan creates). */
   readonly olds: Record<string, unknown>;
+  /** The activity kinds this plan's own step submits for it (its create, update or replace); none when the plan leaves it as it is. */
+  readonly kinds?: readonly string[];
 }
 
 /** An IP allowlist after the plan, and what put it there. */
@@ -59,7 +61,7 @@ export interface OrganizationAfterPlan {
   readonly organizationList?: AllowlistAfter;
   /** The deploying key's own list. */
   readonly keyList?: AllowlistAfter;
-  readonly rootQuorum: { readonly userIds: readonly string[]; readonly threshold: number };
+  readonly rootQuorum: { readonly userIds: readonly string[]; readonly threshold: number; readonly declaredBy?: string };
   /** The objects the stack manages after the plan, in the program's order. */
   readonly managed: readonly ManagedObject[];
 }
@@ -160,7 +162,11 @@ export async function organizationAfterPlan(
       else tags.delete(tagId);
       managed.push({ ...o, id: earlier?.tagId });
     } else if (o.kind === "RootQuorum") {
-      rootQuorum = { userIds: (o.inputs.userIds as string[] | undefined) ?? rootQuorum.userIds, threshold: (o.inputs.threshold as number | undefined) ?? rootQuorum.threshold };
+      rootQuorum = {
+        userIds: (o.inputs.userIds as string[] | undefined) ?? rootQuorum.userIds,
+        threshold: (o.inputs.threshold as number | undefined) ?? rootQuorum.threshold,
+        declaredBy: label(o),
+      };
       managed.push(o);
     } else if (o.kind === "IpAllowlist") {
       const publicKey = o.inputs.publicKey;
