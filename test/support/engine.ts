@@ -6,8 +6,9 @@
  * its plugins come from `scripts/install-pulumi`.
  *
  * What a stack costs besides its engine runs is kept small (docs/testing.md, "One engine run"):
- * one `pulumi version` per test process, not per stack, and the reads Automation makes after
- * each run cut from three CLI runs in a row, each unlocking the passphrase, to two at once.
+ * one `pulumi version` per test process, not per stack, no `pulumi stack rm` (the sandbox goes
+ * whole), and the reads Automation makes after each run cut from three CLI runs in a row, each
+ * unlocking the passphrase, to two at once.
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -35,7 +36,7 @@ export type StackConfig = Record<string, string | ConfigValue>;
 /** A stack ready to run, and the way to throw it away. */
 export interface TestStack {
   readonly stack: Stack;
-  /** Removes the stack (and its Pulumi.<stack>.yaml) and every temporary folder. Never throws. */
+  /** Removes the stack's Pulumi.<stack>.yaml and every temporary folder (its backend among them). Never throws. */
   cleanup(): Promise<void>;
 }
 
@@ -166,13 +167,9 @@ async function finish(stack: Stack, sandbox: Sandbox, config: StackConfig | unde
   return {
     stack,
     async cleanup() {
-      try {
-        // force: remove even when a failed test left resources behind; they live in temp folders
-        // or in a test emulator, both thrown away too.
-        await stack.workspace.removeStack(stack.name, { force: true });
-      } catch {
-        // Best effort: the backend lives in the sandbox, deleted below.
-      }
+      // No `pulumi stack rm`: the stack's backend, PULUMI_HOME and journal live in the sandbox,
+      // deleted here, and its config file is the one thing outside it. Whatever a failed test
+      // left in the organization lives in a test emulator, thrown away too.
       const workDir = stack.workspace.workDir;
       fs.rmSync(path.join(workDir, `Pulumi.${stack.name}.yaml`), { force: true });
       fs.rmSync(sandbox.root, { recursive: true, force: true });
