@@ -80,12 +80,11 @@ async function declarationsOf(prefix: string, count: number, kinds: readonly Kin
 }
 
 /**
- * Destroys the stack's objects (no faults) before the stack is removed: the organization
- * holds at most 100 invitations (and 100 user tags and policies), and the cases together
- * declare 112 invitations. Only the invitations-only case needs it (the others leave 72 of
- * each): a destroy of its stack is an engine run that proves nothing here (destroys are proven
- * by `destroy-through-faults.test.ts` and the lifecycle tests), so the other cases leave their
- * objects in the emulator, which is thrown away with the file.
+ * Destroys the stack's objects (no faults) before the stack is removed, for the invitations-only
+ * case: the organization holds at most 100 invitations, and the cases together declare 112. The
+ * other cases (72 invitations, user tags and policies together, under the limits of 100) leave
+ * their objects in the file's emulator: a destroy of theirs would be an engine run that proves
+ * nothing here (destroys are proven by `destroy-through-faults.test.ts` and the lifecycle tests).
  */
 async function destroyQuietly(stack: Stack): Promise<void> {
   proxy.setRate(0);
