@@ -80,8 +80,11 @@ async function declarationsOf(prefix: string, count: number, kinds: readonly Kin
 }
 
 /**
- * Destroys the stack's objects (no faults) before the stack is removed: the organization
- * holds at most 100 invitations, and the cases together declare more.
+ * Destroys the stack's objects (no faults) before the stack is removed, for the invitations-only
+ * case: the organization holds at most 100 invitations, and the cases together declare 112. The
+ * other cases (72 invitations, user tags and policies together, under the limits of 100) leave
+ * their objects in the file's emulator: a destroy of theirs would be an engine run that proves
+ * nothing here (destroys are proven by `destroy-through-faults.test.ts` and the lifecycle tests).
  */
 async function destroyQuietly(stack: Stack): Promise<void> {
   proxy.setRate(0);
@@ -138,10 +141,10 @@ function faultsSoFar(): string {
 }
 
 describe.each([
-  { name: "100 mixed resources", prefix: "mixa", count: 100, kinds: KINDS, seed: 1101 },
-  { name: "100 mixed resources, another seed", prefix: "mixb", count: 100, kinds: KINDS, seed: 2202 },
-  { name: "40 invitations only", prefix: "inv", count: 40, kinds: ["Invitation"] as Kind[], seed: 3303 },
-])("$name through a proxy failing 30% of requests (seed $seed)", ({ prefix, count, kinds, seed }) => {
+  { name: "100 mixed resources", prefix: "mixa", count: 100, kinds: KINDS, seed: 1101, destroy: false },
+  { name: "100 mixed resources, another seed", prefix: "mixb", count: 100, kinds: KINDS, seed: 2202, destroy: false },
+  { name: "40 invitations only", prefix: "inv", count: 40, kinds: ["Invitation"] as Kind[], seed: 3303, destroy: true },
+])("$name through a proxy failing 30% of requests (seed $seed)", ({ prefix, count, kinds, seed, destroy }) => {
   it("up converges within 3 runs: each object exactly once, all in state, then a clean up changes nothing", { timeout: TIMEOUT }, async () => {
     const declared = await declarationsOf(prefix, count, kinds);
     const { stack, cleanup } = await stackOf(prefix, declared);
@@ -157,7 +160,8 @@ describe.each([
       await expectExactlyOnce(stack, declared);
       await expectCleanUp(stack);
     } finally {
-      await destroyQuietly(stack);
+      proxy.setRate(0);
+      if (destroy) await destroyQuietly(stack);
       await cleanup();
     }
   });
@@ -189,7 +193,6 @@ describe("killed runs", () => {
       await expectExactlyOnce(stack, declared);
       await expectCleanUp(stack);
     } finally {
-      await destroyQuietly(stack);
       await cleanup();
     }
   });
@@ -219,7 +222,6 @@ describe("killed runs", () => {
       await expectExactlyOnce(stack, declared);
       await expectCleanUp(stack);
     } finally {
-      await destroyQuietly(stack);
       await cleanup();
     }
   });

@@ -67,9 +67,8 @@ describe.each(FRONT_DOORS.map((door, i) => ({ ...door, prefix: `pr${i}` })))("a 
       expect(Object.keys(reads).every((p) => p.startsWith("query/"))).toBe(true);
       for (const [p, n] of Object.entries(reads)) expect({ path: p, count: n }).toEqual({ path: p, count: 1 });
       expect(proxy.counts.byStatus["429"] ?? 0).toBe(0);
-
-      const destroyed = await handle.stack.destroy();
-      expect(destroyed.summary.result).toBe("succeeded");
+      // No destroy: the two doors' objects have names of their own, the emulator goes with the
+      // file, and a destroy would be an engine run this test asserts nothing on.
     } finally {
       await handle.cleanup();
     }

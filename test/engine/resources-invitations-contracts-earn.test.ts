@@ -1,6 +1,7 @@
 /**
  * Real engine, real emulator: the lifecycle of Invitation, SmartContractInterface and
- * EarnWrapperState. Settings come from stack config (`keyform:*`, the API private key as a
+ * EarnWrapperState, declared in one stack so that each step is one engine run for the three
+ * (docs/testing.md). Settings come from stack config (`keyform:*`, the API private key as a
  * secret) and not from the environment, which proves the provider reads them through
  * `configure`.
  */
@@ -11,7 +12,7 @@ import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { changes, keyformResources, loadKeyform, since, stateOf } from "../resources/harness/engine-harness";
 
 const keyform = loadKeyform();
-const LIFECYCLE_TIMEOUT = 600_000;
+const LIFECYCLE_TIMEOUT = 900_000;
 const TOKEN = "0x" + "a1".repeat(20);
 const ERC20_ABI = [
   { type: "function", name: "transfer", stateMutability: "nonpayable", inputs: [{ name: "to", type: "address" }, { name: "value", type: "uint256" }], outputs: [{ name: "", type: "bool" }] },
@@ -45,195 +46,137 @@ function stackConfig() {
   };
 }
 
-async function lifecycleStack<T>(projectName: string, declare: (desired: T) => Record<string, unknown>, initial: T) {
-  const state = { desired: initial };
-  const handle = await createInlineStack({ projectName, program: async () => declare(state.desired), config: stackConfig() });
-  return { ...handle, state };
+interface Desired {
+  invite: Record<string, unknown>;
+  sci: Record<string, unknown>;
+  earn: Record<string, unknown>;
+  adoptedInvite?: Record<string, unknown>;
+  adoptedSci?: Record<string, unknown>;
 }
 
-describe("Invitation", () => {
-  type Desired = { invite?: Record<string, unknown>; adopted?: Record<string, unknown> };
-  it("lifecycle", { timeout: LIFECYCLE_TIMEOUT }, async () => {
+describe("Invitation, SmartContractInterface and EarnWrapperState", () => {
+  it("lifecycle in one stack; the same ABI in another form is no change; deleting the earn state re-enables deposits", { timeout: LIFECYCLE_TIMEOUT }, async () => {
     const t0 = performance.now();
-    const { stack, cleanup, state } = await lifecycleStack<Desired>(
-      "kf-invitation",
-      (d) => {
-        const out: Record<string, unknown> = {};
-        if (d.invite) {
-          const i = new keyform.Invitation("invite", d.invite as never);
-          out.invitationId = i.invitationId;
-          out.status = i.status;
-        }
-        if (d.adopted) out.adoptedId = new keyform.Invitation("adopted", d.adopted as never).invitationId;
+    const deploy = (vault: string) => client.earnDeployWrapper({ vaultAddress: vault, chainCaip2: "eip155:1", clientFeeBps: "25", clientFeeWallet: "0x" + "fe".repeat(20) });
+    const { wrapperAddress } = await deploy("0x" + "c3".repeat(20));
+    const { wrapperAddress: otherWrapper } = await deploy("0x" + "d4".repeat(20));
+    const state: { desired: Desired } = {
+      desired: {
+        invite: { receiverUserName: "Alice", receiverUserEmail: "alice@example.com", accessType: "ACCESS_TYPE_WEB", senderUserId: rootUserId },
+        sci: { smartContractAddress: TOKEN, smartContractInterface: ERC20_ABI, type: "ETHEREUM", label: "Token" },
+        earn: { wrapperAddress, depositsDisabled: true },
+      },
+    };
+    const { stack, cleanup } = await createInlineStack({
+      projectName: "kf-invitations-contracts-earn",
+      config: stackConfig(),
+      program: async () => {
+        const d = state.desired;
+        const invite = new keyform.Invitation("invite", d.invite as never);
+        const out: Record<string, unknown> = {
+          invitationId: invite.invitationId,
+          status: invite.status,
+          sciId: new keyform.SmartContractInterface("sci", d.sci as never).smartContractInterfaceId,
+          depositsDisabled: new keyform.EarnWrapperState("earn", d.earn as never).depositsDisabled,
+        };
+        if (d.adoptedInvite) out.adoptedInviteId = new keyform.Invitation("adopted-invite", d.adoptedInvite as never).invitationId;
+        if (d.adoptedSci) out.adoptedSciId = new keyform.SmartContractInterface("adopted-sci", d.adoptedSci as never).smartContractInterfaceId;
         return out;
       },
-      { invite: { receiverUserName: "Alice", receiverUserEmail: "alice@example.com", accessType: "ACCESS_TYPE_WEB", senderUserId: rootUserId } },
-    );
+    });
     try {
       const invitations = async () => (await client.getOrganization()).organizationData.invitations ?? [];
+      const interfaces = async () => (await client.listSmartContractInterfaces()).smartContractInterfaces;
+      const disabled = async (address: string) =>
+        (await client.listEarnEnabledVaults()).enabledVaults!.find((v) => v.wrapperAddress === address)!.depositsDisabled;
 
+      // up creates the three
       let up = await stack.up();
-      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 1 });
+      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 3 });
       const invitationId = up.outputs.invitationId!.value as string;
       expect(up.outputs.status!.value).toBe("INVITATION_STATUS_CREATED");
       expect((await invitations()).find((i) => i.invitationId === invitationId)?.receiverEmail).toBe("alice@example.com");
-
-      expect(changes((await stack.preview()).changeSummary)).toEqual({});
-
-      // no update exists: another access type replaces the invitation
-      state.desired.invite = { ...state.desired.invite, accessType: "ACCESS_TYPE_ALL" };
-      up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ replace: 1 });
-      const replacedId = up.outputs.invitationId!.value as string;
-      expect(replacedId).not.toBe(invitationId);
-      expect((await invitations()).map((i) => [i.invitationId, i.accessType])).toEqual([[replacedId, "ACCESS_TYPE_ALL"]]);
-
-      // invitations cannot be changed, only deleted, out of band
-      await client.deleteInvitation({ invitationId: replacedId });
-      await stack.refresh();
-      expect(await stateOf(stack, "invite")).toBeUndefined();
-      up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ create: 1 });
-      expect(await invitations()).toHaveLength(1);
-
-      // importId: a differing invitation cannot be adopted (no update): the create fails and lists the fields
-      const { invitationIds } = await client.createInvitations({
-        invitations: [{ receiverUserName: "Bob", receiverUserEmail: "bob@example.com", receiverUserTags: [], accessType: "ACCESS_TYPE_API", senderUserId: rootUserId }],
-      });
-      state.desired.adopted = { receiverUserName: "Bob", receiverUserEmail: "bob@example.com", accessType: "ACCESS_TYPE_WEB", senderUserId: rootUserId, importId: invitationIds[0] };
-      const failed = await stack.up().catch((e: Error) => e);
-      expect(String(failed)).toMatch(/importId: the existing Invitation .* differs .*accessType \(declared "ACCESS_TYPE_WEB", found "ACCESS_TYPE_API"\)/);
-      expect(await stateOf(stack, "adopted")).toBeUndefined();
-      // declared as it is, it is adopted
-      state.desired.adopted = { ...state.desired.adopted, accessType: "ACCESS_TYPE_API" };
-      up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ create: 1 });
-      expect(up.outputs.adoptedId!.value).toBe(invitationIds[0]);
-
-      const destroyed = await stack.destroy();
-      expect(changes(destroyed.summary.resourceChanges, { stack: true })).toEqual({ delete: 2 });
-      expect(await invitations()).toEqual([]);
-    } finally {
-      await cleanup();
-      figures.invitationLifecycle = since(t0);
-    }
-  });
-});
-
-describe("SmartContractInterface", () => {
-  type Desired = { sci?: Record<string, unknown>; adopted?: Record<string, unknown> };
-  it("lifecycle; the same ABI in another form is no change", { timeout: LIFECYCLE_TIMEOUT }, async () => {
-    const t0 = performance.now();
-    const { stack, cleanup, state } = await lifecycleStack<Desired>(
-      "kf-sci",
-      (d) => {
-        const out: Record<string, unknown> = {};
-        if (d.sci) out.sciId = new keyform.SmartContractInterface("sci", d.sci as never).smartContractInterfaceId;
-        if (d.adopted) out.adoptedId = new keyform.SmartContractInterface("adopted", d.adopted as never).smartContractInterfaceId;
-        return out;
-      },
-      { sci: { smartContractAddress: TOKEN, smartContractInterface: ERC20_ABI, type: "ETHEREUM", label: "Token" } },
-    );
-    try {
-      const all = async () => (await client.listSmartContractInterfaces()).smartContractInterfaces;
-
-      let up = await stack.up();
-      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 1 });
       const sciId = up.outputs.sciId!.value as string;
-      expect(JSON.parse((await all()).find((s) => s.smartContractInterfaceId === sciId)!.smartContractInterface)).toEqual(ERC20_ABI);
+      expect(JSON.parse((await interfaces()).find((s) => s.smartContractInterfaceId === sciId)!.smartContractInterface)).toEqual(ERC20_ABI);
+      expect(await disabled(wrapperAddress)).toBe(true);
 
-      // the same ABI as indented JSON text with keys in another order, and the address in lower case
+      // no changes, also with the same ABI as indented JSON text with keys in another order and
+      // the address in lower case
       const reordered = JSON.stringify(ERC20_ABI.map((f) => Object.fromEntries(Object.entries(f).reverse())), null, 4);
       state.desired.sci = { ...state.desired.sci, smartContractInterface: reordered, smartContractAddress: TOKEN.toLowerCase() };
       expect(changes((await stack.preview()).changeSummary)).toEqual({});
 
-      // no update exists: a new label replaces it (same address: the old one is deleted first)
+      // no update exists for invitations and interfaces: another access type and a new label
+      // replace them (same address: the old interface is deleted first); the earn flag changes in place
+      state.desired.invite = { ...state.desired.invite, accessType: "ACCESS_TYPE_ALL" };
       state.desired.sci = { ...state.desired.sci, label: "Token v2" };
+      state.desired.earn = { wrapperAddress, depositsDisabled: false };
       up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ replace: 1 });
-      const replacedId = up.outputs.sciId!.value as string;
-      expect((await all()).map((s) => [s.smartContractInterfaceId, s.label])).toEqual([[replacedId, "Token v2"]]);
+      expect(changes(up.summary.resourceChanges)).toEqual({ replace: 2, update: 1 });
+      const replacedInviteId = up.outputs.invitationId!.value as string;
+      expect(replacedInviteId).not.toBe(invitationId);
+      expect((await invitations()).map((i) => [i.invitationId, i.accessType])).toEqual([[replacedInviteId, "ACCESS_TYPE_ALL"]]);
+      const replacedSciId = up.outputs.sciId!.value as string;
+      expect((await interfaces()).map((s) => [s.smartContractInterfaceId, s.label])).toEqual([[replacedSciId, "Token v2"]]);
+      expect(await disabled(wrapperAddress)).toBe(false);
 
-      await client.deleteSmartContractInterface({ smartContractInterfaceId: replacedId });
+      // out of band: invitations and interfaces can only be deleted (refresh drops them, up
+      // re-creates them); the earn flag is changed (refresh finds it, up undoes it)
+      await client.deleteInvitation({ invitationId: replacedInviteId });
+      await client.deleteSmartContractInterface({ smartContractInterfaceId: replacedSciId });
+      await client.earnSetWrapperState({ wrapperAddress, depositsDisabled: true });
       await stack.refresh();
+      expect(await stateOf(stack, "invite")).toBeUndefined();
       expect(await stateOf(stack, "sci")).toBeUndefined();
+      expect((await stateOf(stack, "earn"))?.outputs).toMatchObject({ depositsDisabled: true });
       up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ create: 1 });
-      expect(await all()).toHaveLength(1);
+      expect(changes(up.summary.resourceChanges)).toEqual({ create: 2, update: 1 });
+      expect(await invitations()).toHaveLength(1);
+      expect(await interfaces()).toHaveLength(1);
+      expect(await disabled(wrapperAddress)).toBe(false);
 
+      // importId adopts an interface made with the client; another wrapper replaces the earn
+      // state: the old wrapper gets deposits back, the new one is set (wrappers cannot be
+      // deleted or adopted by id: create always takes over the existing wrapper)
       const { smartContractInterfaceId: handMade } = await client.createSmartContractInterface({
         smartContractAddress: "0x" + "b2".repeat(20),
         smartContractInterface: JSON.stringify(ERC20_ABI),
         type: "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM",
         label: "hand made",
       });
-      state.desired.adopted = { smartContractAddress: "0x" + "B2".repeat(20), smartContractInterface: ERC20_ABI, type: "ETHEREUM", label: "hand made", importId: handMade };
-      up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ create: 1 });
-      expect(up.outputs.adoptedId!.value).toBe(handMade);
-      expect(changes((await stack.preview()).changeSummary)).toEqual({});
-
-      const destroyed = await stack.destroy();
-      expect(changes(destroyed.summary.resourceChanges, { stack: true })).toEqual({ delete: 2 });
-      expect(await all()).toEqual([]);
-    } finally {
-      await cleanup();
-      figures.smartContractInterfaceLifecycle = since(t0);
-    }
-  });
-});
-
-describe("EarnWrapperState", () => {
-  type Desired = { earn?: Record<string, unknown> };
-  it("lifecycle; delete re-enables deposits", { timeout: LIFECYCLE_TIMEOUT }, async () => {
-    const t0 = performance.now();
-    const deploy = (vault: string) => client.earnDeployWrapper({ vaultAddress: vault, chainCaip2: "eip155:1", clientFeeBps: "25", clientFeeWallet: "0x" + "fe".repeat(20) });
-    const { wrapperAddress } = await deploy("0x" + "c3".repeat(20));
-    const { wrapperAddress: otherWrapper } = await deploy("0x" + "d4".repeat(20));
-    const { stack, cleanup, state } = await lifecycleStack<Desired>(
-      "kf-earn",
-      (d) => (d.earn ? { depositsDisabled: new keyform.EarnWrapperState("earn", d.earn as never).depositsDisabled } : {}),
-      { earn: { wrapperAddress, depositsDisabled: true } },
-    );
-    try {
-      const disabled = async (address: string) =>
-        (await client.listEarnEnabledVaults()).enabledVaults!.find((v) => v.wrapperAddress === address)!.depositsDisabled;
-
-      let up = await stack.up();
-      expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 1 });
-      expect(await disabled(wrapperAddress)).toBe(true);
-
-      expect(changes((await stack.preview()).changeSummary)).toEqual({});
-
-      // the flag changes in place
-      state.desired.earn = { wrapperAddress, depositsDisabled: false };
-      up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ update: 1 });
-      expect(await disabled(wrapperAddress)).toBe(false);
-
-      // out-of-band change: found by refresh, undone by up
-      await client.earnSetWrapperState({ wrapperAddress, depositsDisabled: true });
-      await stack.refresh();
-      expect((await stateOf(stack, "earn"))?.outputs).toMatchObject({ depositsDisabled: true });
-      up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ update: 1 });
-      expect(await disabled(wrapperAddress)).toBe(false);
-
-      // another wrapper replaces the resource: the old wrapper gets deposits back, the new one is set
+      state.desired.adoptedSci = { smartContractAddress: "0x" + "B2".repeat(20), smartContractInterface: ERC20_ABI, type: "ETHEREUM", label: "hand made", importId: handMade };
       state.desired.earn = { wrapperAddress: otherWrapper, depositsDisabled: true };
       up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ replace: 1 });
+      expect(changes(up.summary.resourceChanges)).toEqual({ create: 1, replace: 1 });
+      expect(up.outputs.adoptedSciId!.value).toBe(handMade);
       expect(await disabled(otherWrapper)).toBe(true);
       expect(await disabled(wrapperAddress)).toBe(false);
-      // (wrappers cannot be deleted or adopted by id: create always takes over the existing wrapper)
+      expect(changes((await stack.preview()).changeSummary)).toEqual({});
 
+      // importId: a differing invitation cannot be adopted (no update): the create fails and lists the fields
+      const { invitationIds } = await client.createInvitations({
+        invitations: [{ receiverUserName: "Bob", receiverUserEmail: "bob@example.com", receiverUserTags: [], accessType: "ACCESS_TYPE_API", senderUserId: rootUserId }],
+      });
+      state.desired.adoptedInvite = { receiverUserName: "Bob", receiverUserEmail: "bob@example.com", accessType: "ACCESS_TYPE_WEB", senderUserId: rootUserId, importId: invitationIds[0] };
+      const failed = await stack.up().catch((e: Error) => e);
+      expect(String(failed)).toMatch(/importId: the existing Invitation .* differs .*accessType \(declared "ACCESS_TYPE_WEB", found "ACCESS_TYPE_API"\)/);
+      expect(await stateOf(stack, "adopted-invite")).toBeUndefined();
+      // declared as it is, it is adopted
+      state.desired.adoptedInvite = { ...state.desired.adoptedInvite, accessType: "ACCESS_TYPE_API" };
+      up = await stack.up();
+      expect(changes(up.summary.resourceChanges)).toEqual({ create: 1 });
+      expect(up.outputs.adoptedInviteId!.value).toBe(invitationIds[0]);
+
+      // destroy leaves nothing, and the wrapper gets deposits back
       const destroyed = await stack.destroy();
-      expect(changes(destroyed.summary.resourceChanges, { stack: true })).toEqual({ delete: 1 });
+      expect(changes(destroyed.summary.resourceChanges, { stack: true })).toEqual({ delete: 5 });
+      expect(await invitations()).toEqual([]);
+      expect(await interfaces()).toEqual([]);
       expect(await disabled(otherWrapper)).toBe(false);
       expect(await keyformResources(stack)).toEqual([]);
     } finally {
       await cleanup();
-      figures.earnWrapperStateLifecycle = since(t0);
+      figures.lifecycle = since(t0);
     }
   });
 });

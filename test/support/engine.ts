@@ -4,6 +4,11 @@
  * `file://` backend, `PULUMI_HOME` and passphrase secrets provider, so tests never touch a
  * developer's Pulumi login or each other's state, and plugins are never downloaded: the CLI and
  * its plugins come from `scripts/install-pulumi`.
+ *
+ * What a stack costs besides its engine runs is kept small (docs/testing.md, "One engine run"):
+ * one `pulumi version` per test process, not per stack, no `pulumi stack rm` (the sandbox goes
+ * whole), and the reads Automation makes after each run cut from three CLI runs in a row, each
+ * unlocking the passphrase, to two at once.
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -31,7 +36,7 @@ export type StackConfig = Record<string, string | ConfigValue>;
 /** A stack ready to run, and the way to throw it away. */
 export interface TestStack {
   readonly stack: Stack;
-  /** Removes the stack (and its Pulumi.<stack>.yaml) and every temporary folder. Never throws. */
+  /** Removes the stack's Pulumi.<stack>.yaml and every temporary folder (its backend among them). Never throws. */
   cleanup(): Promise<void>;
 }
 
@@ -55,6 +60,7 @@ export interface WorkDirStackOptions {
 }
 
 let cachedBinDir: string | undefined;
+let sharedCommand: Promise<PulumiCommand> | undefined;
 
 /**
  * The folder holding `pulumi`, `pulumi-language-nodejs` and `pulumi-resource-pulumi-nodejs`.
@@ -75,6 +81,18 @@ export function pulumiBinDir(): string {
     cachedBinDir = dir;
   }
   return cachedBinDir;
+}
+
+/**
+ * The CLI of {@link pulumiBinDir}, asked for its version once per process: `PulumiCommand.get`
+ * runs `pulumi version` each time, and the answer cannot change within a test run.
+ */
+function pulumiCommand(): Promise<PulumiCommand> {
+  sharedCommand ??= PulumiCommand.get({ root: path.dirname(pulumiBinDir()) }).catch((err: unknown) => {
+    sharedCommand = undefined;
+    throw err;
+  });
+  return sharedCommand;
 }
 
 /** Temporary folders of one stack. */
@@ -118,20 +136,40 @@ function toConfigMap(config: StackConfig): ConfigMap {
   return map;
 }
 
+/**
+ * After every `up`, Automation reads the stack's outputs twice (masked, then with secrets shown)
+ * and its last history entry with secrets shown: three CLI runs one after the other, each
+ * unlocking the passphrase (a key derivation of about 0.15 s of CPU). Here the two output reads
+ * run side by side (they only read the backend), and the history entry, which gives the summary
+ * (operation counts and result), is read without decrypting the config it records.
+ */
+function withLighterReads(stack: Stack): void {
+  const workspace = stack.workspace as LocalWorkspace;
+  const read = async (args: string[]) => (await workspace.pulumiCommand.run(args, workspace.workDir, { ...workspace.envVars })).stdout;
+  workspace.stackOutputs = async (stackName: string) => {
+    const [masked, plain] = await Promise.all([
+      read(["stack", "output", "--json", "--stack", stackName]),
+      read(["stack", "output", "--json", "--show-secrets", "--stack", stackName]),
+    ]);
+    const maskedOuts = JSON.parse(masked) as Record<string, unknown>;
+    const plainOuts = JSON.parse(plain) as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(plainOuts).map(([key, value]) => [key, { value, secret: maskedOuts[key] === "[secret]" }]));
+  };
+  const info = stack.info.bind(stack);
+  stack.info = (showSecrets?: boolean) => info(showSecrets ?? false);
+}
+
 async function finish(stack: Stack, sandbox: Sandbox, config: StackConfig | undefined): Promise<TestStack> {
+  withLighterReads(stack);
   if (config && Object.keys(config).length > 0) {
     await stack.setAllConfig(toConfigMap(config));
   }
   return {
     stack,
     async cleanup() {
-      try {
-        // force: remove even when a failed test left resources behind; they live in temp folders
-        // or in a test emulator, both thrown away too.
-        await stack.workspace.removeStack(stack.name, { force: true });
-      } catch {
-        // Best effort: the backend lives in the sandbox, deleted below.
-      }
+      // No `pulumi stack rm`: the stack's backend, PULUMI_HOME and journal live in the sandbox,
+      // deleted here, and its config file is the one thing outside it. Whatever a failed test
+      // left in the organization lives in a test emulator, thrown away too.
       const workDir = stack.workspace.workDir;
       fs.rmSync(path.join(workDir, `Pulumi.${stack.name}.yaml`), { force: true });
       fs.rmSync(sandbox.root, { recursive: true, force: true });
@@ -150,14 +188,13 @@ async function finish(stack: Stack, sandbox: Sandbox, config: StackConfig | unde
 export async function createInlineStack(options: InlineStackOptions): Promise<TestStack> {
   const sandbox = createSandbox(options.envVars);
   try {
-    const pulumiCommand = await PulumiCommand.get({ root: path.dirname(pulumiBinDir()) });
     const workDir = path.join(sandbox.root, "project");
     fs.mkdirSync(workDir);
     const stack = await LocalWorkspace.createStack(
       { stackName: uniqueStackName(), projectName: options.projectName, program: options.program },
       {
         workDir,
-        pulumiCommand,
+        pulumiCommand: await pulumiCommand(),
         envVars: sandbox.env,
         projectSettings: { name: options.projectName, runtime: "nodejs", main: repoRoot },
       },
@@ -180,10 +217,9 @@ export async function createWorkDirStack(options: WorkDirStackOptions): Promise<
   }
   const sandbox = createSandbox(options.envVars);
   try {
-    const pulumiCommand = await PulumiCommand.get({ root: path.dirname(pulumiBinDir()) });
     const stack = await LocalWorkspace.createStack(
       { stackName: uniqueStackName(), workDir: options.workDir },
-      { pulumiCommand, envVars: sandbox.env },
+      { pulumiCommand: await pulumiCommand(), envVars: sandbox.env },
     );
     return await finish(stack, sandbox, options.config);
   } catch (err) {
