@@ -163,8 +163,8 @@ export function ethereumAddressOf(uncompressedPublicKey: Uint8Array): string {
  * The `eth.tx` keyword of a transaction signed by `from`. Hex strings are lowercase (the docs:
  * "the policy engine expects lowercase hex strings"); `gas_price` of a type 2 transaction is its
  * `max_fee_per_gas`, as the docs say; fields a type does not have are left out (a policy reading
- * them errors). `function_name`, `function_signature` and `contract_call_args` need a smart
- * contract interface and are not decoded.
+ * them errors). `function_name`, `function_signature` and `contract_call_args` come from the
+ * contract's ABI ({@link module:policy/transactions/abi}).
  */
 export function ethereumTransactionFacts(tx: EthereumTransaction, from: string): Record<string, unknown> {
   return {
