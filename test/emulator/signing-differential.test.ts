@@ -1,7 +1,8 @@
 /**
- * A differential test of the signing policies: seeded random transactions, submitted by users
- * of the example organization's teams under the example's own treasury policies
- * (examples/org/signing-policies.ts) and two policies over the ABI-based keywords of a token
+ * A differential test of the signing policies: seeded random transactions (legacy and types 1
+ * to 4), submitted by users of the example organization's teams under the example's own treasury
+ * policies (examples/org/signing-policies.ts), a DENY over blob transactions' fee, and two
+ * policies over the ABI-based keywords of a token
  * contract whose interface is uploaded to the organization, are decided by the emulator (which
  * decodes the unsigned transaction and its calldata itself) and by the compiled
  * `keyform policy simulate` against the same organization, fed keywords the test writes from
@@ -25,6 +26,8 @@ const SEED = 39;
 const TRANSACTIONS = 60;
 const PAYEE = "0x4675c7e5baafbffbca748158becba61ef3b0a263";
 const LIMIT = 10n ** 18n;
+/** A DENY over blob transactions' `max_fee_per_blob_gas` above this (on other types it errors: no match, both ways). */
+const BLOB_FEE_LIMIT = 10n ** 9n;
 /** A token contract whose ABI is uploaded as a smart contract interface (uploaded with a checksummed address). */
 const TOKEN = "0x6b175474e89094c44da98b954eedeac495271d0f";
 const TOKEN_CHECKSUMMED = "0x6B175474E89094C44Da98b954EedeAC495271d0F";
@@ -72,6 +75,7 @@ beforeAll(async () => {
   for (const policy of [treasuryPaymentsPolicy(inputs), treasuryQuorumPolicy(inputs), DENY_EXPORTS]) {
     await t.client.createPolicy({ ...policy, notes: "" });
   }
+  await t.client.createPolicy({ policyName: "No dear blobs", effect: "EFFECT_DENY", condition: `eth.tx.type == 'TYPE_3' && eth.tx.max_fee_per_blob_gas > ${BLOB_FEE_LIMIT}`, notes: "" });
   await t.client.createSmartContractInterface({ label: "token", type: "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM", smartContractAddress: TOKEN_CHECKSUMMED, smartContractInterface: JSON.stringify(TOKEN_ABI) });
   const treasuryToken = `wallet.id == '${wallets[0]!.id}' && eth.tx.to == '${TOKEN}'`;
   await t.client.createPolicy({
@@ -116,17 +120,25 @@ function generate(random: () => number, n: number): Generated {
   const call = token ? tokenCall(random, pick) : undefined;
   const to = call ? pick([TOKEN, TOKEN, TOKEN, TOKEN, TOKEN, TOKEN, TOKEN, PAYEE]) : pick([PAYEE, PAYEE, "0x2222222222222222222222222222222222222222", `0x${Array.from({ length: 20 }, () => Math.floor(random() * 256).toString(16).padStart(2, "0")).join("")}`]);
   const value = call ? 0n : pick([0n, LIMIT - 1n, LIMIT, LIMIT, LIMIT + 1n, LIMIT + 1n, LIMIT * 50n, BigInt(Math.floor(random() * 1e9)) * 10n ** 9n]);
-  const kind = pick(["legacy", "eip2930", "eip1559"] as const);
+  const kind = pick(["legacy", "eip2930", "eip1559", "eip4844", "eip7702"] as const);
   const chainId = pick([1, 10, 8453, 11155111]);
   const nonce = Math.floor(random() * 1000);
   const gas = 21000n + BigInt(Math.floor(random() * 100000));
   const fee = BigInt(1 + Math.floor(random() * 1e11));
   const tip = BigInt(Math.floor(random() * 1e9));
   const data: Hex = call ? call.data : random() < 0.3 ? "0xa9059cbb" : "0x";
+  const blobFee = pick([1n, BLOB_FEE_LIMIT, BLOB_FEE_LIMIT + 1n]);
+  const feeMarket = { chainId, nonce, to: to as Hex, value, gas, maxFeePerGas: fee, maxPriorityFeePerGas: tip, data };
+  const authorization = { address: PAYEE as Hex, chainId, nonce: nonce + 1, r: `0x${"12".repeat(32)}` as Hex, s: `0x${"34".repeat(32)}` as Hex, yParity: 1 };
   const tx: TransactionSerializable =
     kind === "eip1559"
-      ? { type: kind, chainId, nonce, to: to as Hex, value, gas, maxFeePerGas: fee, maxPriorityFeePerGas: tip, data }
-      : { type: kind, chainId, nonce, to: to as Hex, value, gas, gasPrice: fee, data, ...(kind === "eip2930" ? { accessList: [] } : {}) };
+      ? { type: kind, ...feeMarket }
+      : kind === "eip4844"
+        ? { type: kind, ...feeMarket, maxFeePerBlobGas: blobFee, blobVersionedHashes: [`0x01${"ee".repeat(31)}`] }
+        : kind === "eip7702"
+          ? { type: kind, ...feeMarket, authorizationList: [authorization] }
+          : { type: kind, chainId, nonce, to: to as Hex, value, gas, gasPrice: fee, data, ...(kind === "eip2930" ? { accessList: [] } : {}) };
+  const feeMarketKind = kind !== "legacy" && kind !== "eip2930";
   const eth = {
     tx: {
       from: wallet.address.toLowerCase(),
@@ -137,8 +149,9 @@ function generate(random: () => number, n: number): Generated {
       gas_price: fee.toString(),
       chain_id: chainId,
       nonce,
-      ...(kind === "eip1559" ? { max_fee_per_gas: fee.toString(), max_priority_fee_per_gas: tip.toString() } : {}),
-      type: { legacy: "LEGACY", eip2930: "TYPE_1", eip1559: "TYPE_2" }[kind],
+      ...(feeMarketKind ? { max_fee_per_gas: fee.toString(), max_priority_fee_per_gas: tip.toString() } : {}),
+      ...(kind === "eip4844" ? { max_fee_per_blob_gas: blobFee.toString() } : {}),
+      type: { legacy: "LEGACY", eip2930: "TYPE_1", eip1559: "TYPE_2", eip4844: "TYPE_3", eip7702: "TYPE_4" }[kind],
       // The ABI-based fields, only for calldata sent to the contract whose interface is uploaded.
       ...(call && to === TOKEN ? call.keywords : {}),
     },
@@ -232,7 +245,7 @@ describe("signing decisions: emulator = keyform policy simulate", () => {
       if (tx?.function_name) tokenOutcomes.add(`${tx.function_name}:${fromEmulator.outcome}`);
     }
     // Not vacuous: the sample reaches every kind of decision the policies make.
-    expect([...seen].sort()).toEqual(["OUTCOME_ALLOW", "OUTCOME_DENY_IMPLICIT", "OUTCOME_REQUIRES_CONSENSUS"]);
+    expect([...seen].sort()).toEqual(["OUTCOME_ALLOW", "OUTCOME_DENY_EXPLICIT", "OUTCOME_DENY_IMPLICIT", "OUTCOME_REQUIRES_CONSENSUS"]);
     // And the limit's edges, at the payee, from the treasury wallet, for more than one submitter.
     expect([...edges].map((e) => e.split("@")[1]).sort()).toEqual(expect.arrayContaining([LIMIT.toString(), (LIMIT + 1n).toString()]));
     expect(new Set([...edges].map((e) => e.split("@")[0])).size).toBeGreaterThan(1);
