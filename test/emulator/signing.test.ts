@@ -118,7 +118,11 @@ describe("sign_raw_payload and sign_raw_payloads", () => {
       [() => root.signRawPayloads({ signWith: eth, payloads: ["00", "zz"], encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_KECCAK256" }), 400, /^payloads\[1\]: /],
       [() => root.signTransaction({ signWith: eth, unsignedTransaction: "02c0", type: "TRANSACTION_TYPE_ETHEREUM" }), 400, /^unsignedTransaction: /],
       [() => root.signTransaction({ signWith: sol, unsignedTransaction: serializeTransaction({ type: "eip1559", chainId: 1, to: ALLOWED }).slice(2), type: "TRANSACTION_TYPE_ETHEREUM" }), 400, /^signWith: .*CURVE_SECP256K1/],
-      [() => root.signTransaction({ signWith: eth, unsignedTransaction: "00", type: "TRANSACTION_TYPE_TRON" }), 501, /^type: /],
+      [() => root.signTransaction({ signWith: eth, unsignedTransaction: "05c0", type: "TRANSACTION_TYPE_ETHEREUM" }), 400, /^unsignedTransaction: transaction type 0x05 /],
+      [() => root.signTransaction({ signWith: eth, unsignedTransaction: "03c4c0c0c0c0", type: "TRANSACTION_TYPE_ETHEREUM" }), 400, /^unsignedTransaction: a TYPE_3 transaction has 11 fields/],
+      ...(["TRANSACTION_TYPE_TRON", "TRANSACTION_TYPE_BITCOIN", "TRANSACTION_TYPE_TEMPO"] as const).map(
+        (type) => [() => root.signTransaction({ signWith: eth, unsignedTransaction: "00", type }), 501, new RegExp(`^type: ${type} transactions are not signed`)] as [() => Promise<unknown>, number, RegExp],
+      ),
     ];
     for (const [send, status, message] of cases) {
       const error = await failure(send());
