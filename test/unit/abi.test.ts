@@ -189,10 +189,10 @@ describe("payloadKeywords with an uploaded ABI", () => {
 
   it("adds function_name, function_signature and contract_call_args for the contract the ABI was uploaded for", () => {
     const seen: string[] = [];
-    const abiFor = (address: string) => (seen.push(address), address === weth.toLowerCase() ? JSON.stringify(WETH_ABI) : undefined);
+    const abiFor = (type: string, address: string) => (seen.push(`${type} ${address}`), address === weth.toLowerCase() ? JSON.stringify(WETH_ABI) : undefined);
     const keywords = payloadKeywords("ACTIVITY_TYPE_SIGN_TRANSACTION_V2", params(weth), "0xaa", abiFor) as { eth: { tx: Record<string, unknown> } };
     expect(keywords.eth.tx).toMatchObject({ to: weth.toLowerCase(), data: calldata, function_name: "transfer", function_signature: "0xa9059cbb", contract_call_args: { dst: DST.toLowerCase(), wad: 5n } });
-    expect(seen).toEqual([weth.toLowerCase()]);
+    expect(seen).toEqual([`ETHEREUM ${weth.toLowerCase()}`]);
     const other = payloadKeywords("ACTIVITY_TYPE_SIGN_TRANSACTION_V2", params(DST), "0xaa", abiFor) as { eth: { tx: Record<string, unknown> } };
     expect(other.eth.tx.data).toBe(calldata);
     expect(other.eth.tx).not.toHaveProperty("function_name");

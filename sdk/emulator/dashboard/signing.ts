@@ -7,7 +7,7 @@
 import { payloadKeywords } from "keyform/policy/transactions/index";
 import type { Db } from "../store";
 import { ethereumAddressOfSigner, findSigner } from "../signing/signer";
-import { ethereumAbiLookup } from "../store/smart-contracts";
+import { contractInterfaceLookup } from "../store/smart-contracts";
 
 const SIGNING_TYPES = new Set(["ACTIVITY_TYPE_SIGN_TRANSACTION_V2", "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", "ACTIVITY_TYPE_SIGN_RAW_PAYLOADS"]);
 
@@ -29,7 +29,7 @@ export function signingSummary(db: Db, organizationId: string, type: string, par
   if (!SIGNING_TYPES.has(type) || !parameters) return undefined;
   const signer = typeof parameters.signWith === "string" ? findSigner({ db, organizationId }, parameters.signWith) : undefined;
   const by = ` · key ${parameters.signWith}${signer?.account ? " (wallet account)" : signer?.privateKey ? ` (private key ${signer.privateKey.name})` : ""}`;
-  const chain = payloadKeywords(type, parameters, signer ? ethereumAddressOfSigner(signer) : "", ethereumAbiLookup(db, organizationId)) as Facts;
+  const chain = payloadKeywords(type, parameters, signer ? ethereumAddressOfSigner(signer) : "", contractInterfaceLookup(db, organizationId)) as Facts;
   if (chain.eth?.tx) return ethereumLine(chain.eth.tx) + by;
   if (chain.solana?.tx) return solanaLine(chain.solana.tx) + by;
   if (chain.eth?.eip_712) return `EIP-712 ${chain.eth.eip_712.primary_type} for ${chain.eth.eip_712.domain.name ?? "(no domain name)"} ${chain.eth.eip_712.domain.verifying_contract ?? ""}`.trim() + by;

@@ -80,8 +80,12 @@ export function smartContractInterfaceStoreOf(db: Db): SmartContractInterfaceSto
   return store;
 }
 
-/** The ABI lookup of an organization's signing keywords: the ABI text uploaded for a contract address. */
-export function ethereumAbiLookup(db: Db, orgId: string): (address: string) => string | undefined {
+/**
+ * The interface lookup of an organization's signing keywords: the ABI or IDL text uploaded for a
+ * contract address (Ethereum, any case) or a program id (Solana, exact: the docs say Solana
+ * addresses are case sensitive).
+ */
+export function contractInterfaceLookup(db: Db, orgId: string): (type: "ETHEREUM" | "SOLANA", address: string) => string | undefined {
   const store = smartContractInterfaceStoreOf(db);
-  return (address) => store.findEthereum(orgId, address)?.interface_text;
+  return (type, address) => (type === "ETHEREUM" ? store.findEthereum(orgId, address) : store.findByAddress(orgId, address, type))?.interface_text;
 }
