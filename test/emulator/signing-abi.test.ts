@@ -4,8 +4,10 @@
  * walkthrough, a disperse-style contract and a batch executor) lets `function_name`,
  * `function_signature` and `contract_call_args` decide, with the docs' own conditions (named
  * arguments, lists with `.all()` / `.count()`, tuples by position). Calldata is encoded by viem;
- * every signed transaction recovers to the wallet's address.
+ * every signed transaction recovers to the wallet's address. An Anchor IDL uploaded for a Solana
+ * program lets `parsed_instruction_data` decide the same way.
  */
+import { Keypair, PublicKey, Transaction, TransactionInstruction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeFunctionData, recoverTransactionAddress, serializeTransaction, type Abi, type Hex } from "viem";
 import { KeyformClient } from "../../sdk/client/client";
@@ -39,6 +41,13 @@ const ETHER = 10n ** 18n;
 let t: TestEmulator;
 let signer: KeyformClient;
 let eth: string;
+let sol: string;
+// The docs' Solana example (an Anchor IDL's `initialize(amount: u64)` with an `authority` account), on a program of its own.
+const PROGRAM = Keypair.generate().publicKey;
+const PROGRAM_IDL = {
+  instructions: [{ name: "initialize", accounts: [{ name: "authority", isMut: false, isSigner: true, isOptional: false }], args: [{ name: "amount", type: "u64" }] }],
+  types: [],
+};
 const policy: Record<string, string> = {};
 const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as Record<string, any>);
 
@@ -62,9 +71,12 @@ beforeAll(async () => {
   const root = t.client;
   const { addresses } = await root.createWallet({
     walletName: "contracts",
-    accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }],
+    accounts: [
+      { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
+      { curve: "CURVE_ED25519", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/501'/0'/0'", addressFormat: "ADDRESS_FORMAT_SOLANA" },
+    ],
   });
-  eth = addresses[0]!;
+  [eth, sol] = addresses as [string, string];
   const key = generateApiKeyPair();
   await root.createUsers({ users: [{ userName: "caller", apiKeys: [{ apiKeyName: "caller-key", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [], userTags: [] }] });
   signer = new KeyformClient({
@@ -78,12 +90,17 @@ beforeAll(async () => {
   policy.wethInterface = (await upload("WETH mainnet", WETH, WETH_ABI)).smartContractInterfaceId;
   await upload("Disperse", DISPERSE, DISPERSE_ABI);
   await upload("Batch", BATCH, BATCH_ABI);
+  await root.createSmartContractInterface({ label: "program", type: "SMART_CONTRACT_INTERFACE_TYPE_SOLANA", smartContractAddress: PROGRAM.toBase58(), smartContractInterface: JSON.stringify(PROGRAM_IDL) });
   const declare = async (name: string, condition: string) => {
     policy[name] = (await root.createPolicy({ policyName: name, effect: "EFFECT_ALLOW", condition, notes: "" })).policyId;
   };
   // The docs' conditions, addresses in lowercase as the policy engine compares them.
   await declare("weth", `eth.tx.function_name == 'transfer' && eth.tx.function_signature == '0xa9059cbb' && eth.tx.contract_call_args['wad'] < 1000000000000000000 && eth.tx.contract_call_args['dst'] == '${DST}'`);
   await declare("disperse", `eth.tx.function_name == 'disperseEther' && eth.tx.contract_call_args['recipients'].count() <= 2 && eth.tx.contract_call_args['recipients'].all(addr, addr in ['${DST}', '${OTHER}'])`);
+  await declare(
+    "program",
+    `solana.tx.instructions.all(i, i.program_key == '${PROGRAM.toBase58()}' && i.parsed_instruction_data.instruction_name == 'initialize' && i.parsed_instruction_data.named_accounts['authority'] == '${sol}' && i.parsed_instruction_data.program_call_args['amount'] <= 995500000)`,
+  );
   await declare("batch", `eth.tx.function_name == 'executeBatch' && eth.tx.contract_call_args['calls'].all(call, call[0] == '${DST}' && call[1] == 0)`);
 });
 afterAll(async () => {
@@ -119,6 +136,26 @@ describe("ABI-based keywords of sign_transaction, enforced", () => {
   it("tuples by position: every call of a batch to the allowed target with no value", async () => {
     await expectSigned(BATCH, call(BATCH_ABI, "executeBatch", [[{ target: DST, value: 0n, data: "0x" }, { target: DST, value: 0n, data: "0xa9059cbb" }]]));
     expect((await expectRefused(BATCH, call(BATCH_ABI, "executeBatch", [[{ target: DST, value: 0n, data: "0x" }, { target: DST, value: 1n, data: "0x" }]])))[policy.batch!]).toBe("OUTCOME_DENY_IMPLICIT");
+  });
+
+  it("solana: the docs' IDL condition on an instruction's name, named account and argument", async () => {
+    const authority = new PublicKey(sol);
+    const initialize = (amount: bigint, program = PROGRAM) => {
+      const data = Buffer.alloc(16);
+      Buffer.from("afaf6d1f0d989bed", "hex").copy(data); // Anchor's discriminator of `initialize`
+      data.writeBigUInt64LE(amount, 8);
+      const tx = new Transaction({ feePayer: authority, recentBlockhash: Keypair.generate().publicKey.toBase58() }).add(
+        new TransactionInstruction({ programId: program, keys: [{ pubkey: authority, isSigner: true, isWritable: false }], data }),
+      );
+      return Buffer.from(tx.serialize({ requireAllSignatures: false, verifySignatures: false })).toString("hex");
+    };
+    const signed = await signer.signTransaction({ signWith: sol, unsignedTransaction: initialize(995500000n), type: "TRANSACTION_TYPE_SOLANA" });
+    expect(Transaction.from(Buffer.from(signed.signedTransaction, "hex")).verifySignatures()).toBe(true);
+    const over = await failure(signer.signTransaction({ signWith: sol, unsignedTransaction: initialize(995500001n), type: "TRANSACTION_TYPE_SOLANA" }));
+    expect(over!.details[0].policyEvaluations).toContainEqual({ policyId: policy.program, outcome: "OUTCOME_DENY_IMPLICIT" });
+    // The same data to a program without an IDL has no parsed_instruction_data: the policy errors.
+    const other = await failure(signer.signTransaction({ signWith: sol, unsignedTransaction: initialize(1n, Keypair.generate().publicKey), type: "TRANSACTION_TYPE_SOLANA" }));
+    expect(other!.details[0].policyEvaluations).toContainEqual(expect.objectContaining({ policyId: policy.program, outcome: "OUTCOME_ERROR" }));
   });
 
   it("one Ethereum interface per address in any case; once it is deleted, its keywords are gone", async () => {
