@@ -30,6 +30,7 @@ import type { Db, PolicyRow, Store } from "./store";
 import { policyEvaluationStoreOf } from "./store/policy-evaluations";
 import { ethereumAddressOfSigner, findSigner } from "./signing/signer";
 import { privateKeyStoreOf } from "./store/private-keys";
+import { contractInterfaceLookup } from "./store/smart-contracts";
 import { walletStoreOf } from "./store/wallets";
 
 /** How a caller stands towards an organization's root quorum. */
@@ -171,7 +172,7 @@ export function evaluationInput(ctx: GateContext, type: string, parameters: unkn
   }
   const params = (typeof parameters === "object" && parameters !== null ? parameters : {}) as Record<string, unknown>;
   const signer = typeof params.signWith === "string" ? findSigner(ctx, params.signWith) : undefined;
-  const chain = payloadKeywords(type, parameters, signer ? ethereumAddressOfSigner(signer) : "");
+  const chain = payloadKeywords(type, parameters, signer ? ethereumAddressOfSigner(signer) : "", contractInterfaceLookup(ctx.db, ctx.organizationId));
   return {
     keywords: { activity: activityFacts(type, parameters), approvers, credentials, ...keywordsFor(type, { ...signingTarget(ctx, params), ...chain }) },
     nowMs: ctx.nowMs,

@@ -13,6 +13,9 @@
  * - `eip712-uppercase-hex`: a hex literal with uppercase letters in an expression that reads
  *   `eth.eip_712`. The service normalizes EIP-712 payloads to lowercase, so the comparison never
  *   holds.
+ * - `abi-uppercase-hex`: the same in an expression that reads `eth.tx.contract_call_args`:
+ *   addresses and bytes decoded from calldata are compared in lowercase (docs/service-facts.md#abi-based-keywords),
+ *   though the docs' own walkthrough writes a checksummed address.
  */
 import { memberPath, walk, type Expr } from "./ast";
 import type { Diagnostic, Position } from "./errors";
@@ -77,26 +80,25 @@ function sparkVariants(expr: Expr): Diagnostic[] {
   return found;
 }
 
-function eip712Hex(expr: Expr): Diagnostic[] {
-  let readsEip712 = false;
+/** Uppercase hex literals compared in an expression that reads `path`: values read there are lowercase, so the comparison never holds. */
+function uppercaseHex(expr: Expr, path: string, rule: string, what: string): Diagnostic[] {
+  let reads = false;
   walk(expr, (node) => {
-    if (node.kind === "member" && memberPath(node) === "eth.eip_712") readsEip712 = true;
+    if (node.kind === "member" && memberPath(node) === path) reads = true;
   });
-  if (!readsEip712) return [];
+  if (!reads) return [];
   return comparedLiterals(expr)
     .filter((literal) => /^0x[0-9a-fA-F]*$/.test(literal.value) && /[A-F]/.test(literal.value))
-    .map((literal) =>
-      warning(
-        "eip712-uppercase-hex",
-        `'${literal.value}' has uppercase hex: EIP-712 payloads are compared in lowercase, so write '${literal.value.toLowerCase()}'`,
-        literal.position,
-      ),
-    );
+    .map((literal) => warning(rule, `'${literal.value}' has uppercase hex: ${what} are compared in lowercase, so write '${literal.value.toLowerCase()}'`, literal.position));
 }
 
 /** The lints of one expression (see the module comment). */
 export function lintDocumentedPitfalls(expr: Expr): Diagnostic[] {
-  return [...sparkVariants(expr), ...eip712Hex(expr)];
+  return [
+    ...sparkVariants(expr),
+    ...uppercaseHex(expr, "eth.eip_712", "eip712-uppercase-hex", "EIP-712 payloads"),
+    ...uppercaseHex(expr, "eth.tx.contract_call_args", "abi-uppercase-hex", "contract call arguments"),
+  ];
 }
 
 /** The policy-level lints (they need the effect). */

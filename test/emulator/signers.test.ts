@@ -22,6 +22,7 @@ import {
   recoverTypedDataAddress,
   type TransactionSerializable,
 } from "viem";
+import { recoverAuthorizationAddress } from "viem/utils";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 let t: TestEmulator;
@@ -118,6 +119,24 @@ describe("@turnkey/viem", () => {
     const eip2930 = await account.signTransaction({ type: "eip2930", chainId: 10, nonce: 3, to: RECIPIENT, value: 5n, gas: 50000n, gasPrice: 1n, accessList, data: "0xa9059cbb" });
     expect((await recoverTransactionAddress({ serializedTransaction: eip2930 as `0x01${string}` })).toLowerCase()).toBe(keyEthAddress.toLowerCase());
     expect(parseTransaction(eip2930)).toMatchObject({ type: "eip2930", accessList, data: "0xa9059cbb" });
+  });
+
+  it("signs EIP-4844 (blob) and EIP-7702 (set-code) transactions; viem recovers the signer and the authorization's authority", async () => {
+    const { organizationId } = t.emulator.bootstrap;
+    const account = await createAccount({ client: http, organizationId, signWith: ethAddress });
+    const fees = { maxFeePerGas: 30n, maxPriorityFeePerGas: 2n, gas: 100_000n };
+    // @turnkey/viem sends the blob transaction's payload body (no blobs, commitments or proofs) and puts the signature back on the whole.
+    const blobHashes = [`0x01${"ab".repeat(31)}`, `0x01${"cd".repeat(31)}`] as `0x${string}`[];
+    const blob = await account.signTransaction({ type: "eip4844", chainId: 1, nonce: 7, to: RECIPIENT, value: 3n, ...fees, maxFeePerBlobGas: 5n, blobVersionedHashes: blobHashes });
+    expect(parseTransaction(blob)).toMatchObject({ type: "eip4844", maxFeePerBlobGas: 5n, blobVersionedHashes: blobHashes });
+    expect((await recoverTransactionAddress({ serializedTransaction: blob as `0x03${string}` })).toLowerCase()).toBe(ethAddress.toLowerCase());
+    // The authorization is signed by the same account through sign_raw_payload (PAYLOAD_ENCODING_EIP7702_AUTHORIZATION).
+    const authorization = await account.signAuthorization!({ address: RECIPIENT, chainId: 1, nonce: 8 });
+    const setCode = await account.signTransaction({ type: "eip7702", chainId: 1, nonce: 7, to: ethAddress as `0x${string}`, value: 0n, ...fees, authorizationList: [authorization] });
+    const parsed = parseTransaction(setCode);
+    expect(parsed).toMatchObject({ type: "eip7702", authorizationList: [{ address: RECIPIENT.toLowerCase(), chainId: 1, nonce: 8 }] });
+    expect((await recoverTransactionAddress({ serializedTransaction: setCode as `0x04${string}` })).toLowerCase()).toBe(ethAddress.toLowerCase());
+    expect((await recoverAuthorizationAddress({ authorization: parsed.authorizationList![0]! })).toLowerCase()).toBe(ethAddress.toLowerCase());
   });
 });
 

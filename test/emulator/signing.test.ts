@@ -118,7 +118,11 @@ describe("sign_raw_payload and sign_raw_payloads", () => {
       [() => root.signRawPayloads({ signWith: eth, payloads: ["00", "zz"], encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_KECCAK256" }), 400, /^payloads\[1\]: /],
       [() => root.signTransaction({ signWith: eth, unsignedTransaction: "02c0", type: "TRANSACTION_TYPE_ETHEREUM" }), 400, /^unsignedTransaction: /],
       [() => root.signTransaction({ signWith: sol, unsignedTransaction: serializeTransaction({ type: "eip1559", chainId: 1, to: ALLOWED }).slice(2), type: "TRANSACTION_TYPE_ETHEREUM" }), 400, /^signWith: .*CURVE_SECP256K1/],
-      [() => root.signTransaction({ signWith: eth, unsignedTransaction: "00", type: "TRANSACTION_TYPE_TRON" }), 501, /^type: /],
+      [() => root.signTransaction({ signWith: eth, unsignedTransaction: "05c0", type: "TRANSACTION_TYPE_ETHEREUM" }), 400, /^unsignedTransaction: transaction type 0x05 /],
+      [() => root.signTransaction({ signWith: eth, unsignedTransaction: "03c4c0c0c0c0", type: "TRANSACTION_TYPE_ETHEREUM" }), 400, /^unsignedTransaction: a TYPE_3 transaction has 11 fields/],
+      ...(["TRANSACTION_TYPE_TRON", "TRANSACTION_TYPE_BITCOIN", "TRANSACTION_TYPE_TEMPO"] as const).map(
+        (type) => [() => root.signTransaction({ signWith: eth, unsignedTransaction: "00", type }), 501, new RegExp(`^type: ${type} transactions are not signed`)] as [() => Promise<unknown>, number, RegExp],
+      ),
     ];
     for (const [send, status, message] of cases) {
       const error = await failure(send());
@@ -189,6 +193,7 @@ describe("policies over the decoded payload, for a non-root user", () => {
     await declare("large payments", `${treasury} && eth.tx.to == '${ALLOWED}' && eth.tx.value > 1000`, `approvers.any(user, user.tags.contains('${userTagId}'))`);
     await declare("sol payroll", `solana.tx.transfers.count() == 1 && solana.tx.transfers.all(t, t.to == '${SOL_DEST.toBase58()}' && t.amount < 100)`);
     await declare("permits", `eth.eip_712.primary_type == 'Permit' && eth.eip_712.domain.verifying_contract == '${ALLOWED}'`);
+    await declare("cheap blobs", `eth.tx.type == 'TYPE_3' && eth.tx.to == '${OTHER}' && eth.tx.max_fee_per_blob_gas <= 10 && eth.tx.gas_price == eth.tx.max_fee_per_gas`);
   });
 
   it("a transfer to the allowed address within the limit is signed at once", async () => {
@@ -219,6 +224,23 @@ describe("policies over the decoded payload, for a non-root user", () => {
     expect(done.status).toBe("ACTIVITY_STATUS_COMPLETED");
     const signed = `0x${(done.result as any).signTransactionResult.signedTransaction}` as Hex;
     expect((await recoverTransactionAddress({ serializedTransaction: signed as any })).toLowerCase()).toBe(eth.toLowerCase());
+  });
+
+  it("types 3 and 4: decided on their own keywords (max_fee_per_blob_gas of a blob transaction); the signature recovers", async () => {
+    const fees = { chainId: 1, nonce: 0, gas: 50000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n } as const;
+    const blob = (maxFeePerBlobGas: bigint) =>
+      serializeTransaction({ type: "eip4844", ...fees, to: OTHER as Hex, value: 1n, maxFeePerBlobGas, blobVersionedHashes: [`0x01${"00".repeat(31)}`] }).slice(2);
+    const signed = await clients.signer.signTransaction({ signWith: eth, unsignedTransaction: blob(10n), type: "TRANSACTION_TYPE_ETHEREUM" });
+    expect((await recoverTransactionAddress({ serializedTransaction: `0x${signed.signedTransaction}` as never })).toLowerCase()).toBe(eth.toLowerCase());
+    const tooDear = await failure(clients.signer.signTransaction({ signWith: eth, unsignedTransaction: blob(11n), type: "TRANSACTION_TYPE_ETHEREUM" }));
+    expect(tooDear!.details[0].policyEvaluations).toContainEqual({ policyId: policy["cheap blobs"], outcome: "OUTCOME_DENY_IMPLICIT" });
+    const authorizationList = [{ address: ALLOWED as Hex, chainId: 1, nonce: 1, r: `0x${"11".repeat(32)}` as Hex, s: `0x${"22".repeat(32)}` as Hex, yParity: 0 }];
+    const setCode = (to: string) => serializeTransaction({ type: "eip7702", ...fees, to: to as Hex, value: 5n, authorizationList }).slice(2);
+    const allowed = await clients.signer.signTransaction({ signWith: eth, unsignedTransaction: setCode(ALLOWED), type: "TRANSACTION_TYPE_ETHEREUM" });
+    expect((await recoverTransactionAddress({ serializedTransaction: `0x${allowed.signedTransaction}` as never })).toLowerCase()).toBe(eth.toLowerCase());
+    // A set-code transaction has no max_fee_per_blob_gas: the blob policy errors on it.
+    const refused = await failure(clients.signer.signTransaction({ signWith: eth, unsignedTransaction: setCode(OTHER), type: "TRANSACTION_TYPE_ETHEREUM" }));
+    expect(refused!.details[0].policyEvaluations).toContainEqual(expect.objectContaining({ policyId: policy["cheap blobs"], outcome: "OUTCOME_ERROR" }));
   });
 
   it("solana.tx: a transfer to the payroll address under the limit is signed; a larger one is refused", async () => {

@@ -243,6 +243,14 @@ describe("lints from the docs' notes on chain payloads", () => {
     expect(checkPolicy({ condition: "eth.eip_712.domain.verifying_contract == '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'" }).map((d) => d.rule)).not.toContain("eip712-uppercase-hex");
     expect(checkPolicy({ condition: "eth.tx.to == '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'" }).map((d) => d.rule)).not.toContain("eip712-uppercase-hex");
   });
+
+  it("the docs' WETH walkthrough, with its checksummed address, warns that contract call arguments are compared in lowercase", () => {
+    const walkthrough = "eth.tx.contract_call_args['wad'] < 1000000000000000000 && eth.tx.contract_call_args['dst'] == '0x08d2b0a37F869FF76BACB5Bab3278E26ab7067B7'";
+    const found = checkPolicy({ condition: walkthrough }).filter((d) => d.rule === "abi-uppercase-hex");
+    expect(found).toHaveLength(1);
+    expect(found[0]!.message).toContain("write '0x08d2b0a37f869ff76bacb5bab3278e26ab7067b7'");
+    expect(checkPolicy({ condition: walkthrough.toLowerCase() }).map((d) => d.rule)).not.toContain("abi-uppercase-hex");
+  });
 });
 
 describe("checking and evaluating the docs' types", () => {

@@ -58,26 +58,39 @@ describe("RLP", () => {
   });
 });
 
+/** An unsigned EIP-7702 transaction with `to` and `authorizationList` as given (its other fields 1 or empty), hex. */
+const setCode = (to: Uint8Array, authorizationList: RlpItem[]) =>
+  "04" + bytesToHex(rlpEncode([rlpUint(1n), rlpUint(1n), rlpUint(1n), rlpUint(1n), rlpUint(21000n), to, rlpUint(1n), new Uint8Array(0), [], authorizationList]));
+
 describe("Ethereum transactions", () => {
   it("decode as viem parses them, with viem's signing hash, over 200 seeded random transactions", () => {
     const random = seededRandom(2930);
     const big = (bits: number) => BigInt(`0x${Array.from({ length: bits / 8 }, () => Math.floor(random() * 256).toString(16).padStart(2, "0")).join("")}`);
     const address = () => `0x${bytesToHex(Uint8Array.from({ length: 20 }, () => Math.floor(random() * 256)))}` as Hex;
-    for (let i = 0; i < 200; i++) {
-      const kind = (["legacy", "eip2930", "eip1559"] as const)[i % 3]!;
-      const common = { nonce: Number(big(16)), to: i % 17 === 0 ? undefined : address(), value: big(i % 2 ? 8 : 96), gas: big(32), data: (i % 4 ? `0x${bytesToHex(Uint8Array.from({ length: i % 70 }, () => Math.floor(random() * 256)))}` : "0x") as Hex };
+    const kinds = ["legacy", "eip2930", "eip1559", "eip4844", "eip7702"] as const;
+    for (let i = 0; i < 250; i++) {
+      const kind = kinds[i % kinds.length]!;
+      // Blob and set-code transactions always name a recipient.
+      const creates = i % 17 === 0 && kind !== "eip4844" && kind !== "eip7702";
+      const common = { nonce: Number(big(16)), to: creates ? undefined : address(), value: big(i % 2 ? 8 : 96), gas: big(32), data: (i % 4 ? `0x${bytesToHex(Uint8Array.from({ length: i % 70 }, () => Math.floor(random() * 256)))}` : "0x") as Hex };
       const chainId = 1 + Number(big(16));
       const accessList = i % 5 === 0 ? [{ address: address(), storageKeys: [`0x${"00".repeat(31)}0${i % 10}` as Hex] }] : [];
+      const fees = { maxFeePerGas: big(40), maxPriorityFeePerGas: big(24) };
+      const authorization = () => ({ address: address(), chainId: Number(big(16)), nonce: Number(big(16)), r: `0x${big(256).toString(16)}` as Hex, s: `0x${big(248).toString(16)}` as Hex, yParity: Number(big(8)) % 2 });
       const tx: TransactionSerializable =
         kind === "eip1559"
-          ? { ...common, type: kind, chainId, maxFeePerGas: big(40), maxPriorityFeePerGas: big(24), accessList }
+          ? { ...common, type: kind, chainId, ...fees, accessList }
+          : kind === "eip4844"
+          ? { ...common, type: kind, chainId, ...fees, accessList, maxFeePerBlobGas: big(32), blobVersionedHashes: Array.from({ length: 1 + (i % 3) }, () => `0x01${bytesToHex(Uint8Array.from({ length: 31 }, () => Math.floor(random() * 256)))}` as Hex) }
+          : kind === "eip7702"
+          ? { ...common, type: kind, chainId, ...fees, accessList, authorizationList: Array.from({ length: 1 + (i % 2) }, authorization) }
           : kind === "eip2930"
             ? { ...common, type: kind, chainId, gasPrice: big(40), accessList }
             : { ...common, type: kind, gasPrice: big(40), ...(i % 6 === 0 ? {} : { chainId }) };
       const serialized = serializeTransaction(tx);
       const decoded = decodeEthereumTransaction(serialized.slice(2));
       const parsed = parseTransaction(serialized);
-      expect(decoded.kind).toBe({ legacy: "LEGACY", eip2930: "TYPE_1", eip1559: "TYPE_2" }[kind]);
+      expect(decoded.kind).toBe({ legacy: "LEGACY", eip2930: "TYPE_1", eip1559: "TYPE_2", eip4844: "TYPE_3", eip7702: "TYPE_4" }[kind]);
       expect(decoded.to).toBe(parsed.to?.toLowerCase() ?? "");
       expect(decoded.value).toBe(parsed.value ?? 0n);
       expect(decoded.nonce).toBe(BigInt(parsed.nonce ?? 0));
@@ -86,7 +99,9 @@ describe("Ethereum transactions", () => {
       expect(decoded.chainId).toBe(parsed.chainId === undefined ? undefined : BigInt(parsed.chainId));
       expect(`0x${bytesToHex(ethereumSigningHash(decoded))}`).toBe(keccak256(serialized));
       const facts = ethereumTransactionFacts(decoded, "0xABCDEF0000000000000000000000000000000001");
-      expect(facts.gas_price).toBe(kind === "eip1559" ? parsed.maxFeePerGas : parsed.gasPrice);
+      expect(facts.gas_price).toBe(kind === "legacy" || kind === "eip2930" ? parsed.gasPrice : parsed.maxFeePerGas);
+      expect(facts.type).toBe(decoded.kind);
+      expect(facts.max_fee_per_blob_gas).toBe(parsed.maxFeePerBlobGas);
       expect(facts.from).toBe("0xabcdef0000000000000000000000000000000001");
     }
   });
@@ -94,7 +109,13 @@ describe("Ethereum transactions", () => {
   it.each([
     ["", /empty transaction/],
     ["0xzz", /expected hex/],
-    ["03c0", /type 0x03 is not decoded/],
+    ["05c0", /type 0x05 is not an Ethereum transaction type keyform decodes/],
+    ["03c0", /TYPE_3 transaction has 11 fields/],
+    // The network form of a blob transaction (the payload body, blobs, commitments, proofs) is not what is signed.
+    ["03c4c0c0c0c0", /TYPE_3 transaction has 11 fields before signing, got 4/],
+    [setCode(new Uint8Array(0), []), /to: expected a 20-byte address$/],
+    [setCode(hexToBytes("11".repeat(20)), [rlpUint(1n)]), /authorizationList\[0\]: expected a list/],
+    [setCode(hexToBytes("11".repeat(20)), [[rlpUint(1n), hexToBytes("22".repeat(19)), rlpUint(0n), rlpUint(0n), rlpUint(1n), rlpUint(1n)]]), /authorizationList\[0\].address: expected a 20-byte address$/],
     ["02c3010203", /TYPE_2 transaction has 9 fields/],
     ["c3010203", /legacy transaction has 6 fields/],
   ])("refuses %j with a reason", (hex, message) => {

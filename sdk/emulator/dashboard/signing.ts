@@ -7,6 +7,7 @@
 import { payloadKeywords } from "keyform/policy/transactions/index";
 import type { Db } from "../store";
 import { ethereumAddressOfSigner, findSigner } from "../signing/signer";
+import { contractInterfaceLookup } from "../store/smart-contracts";
 
 const SIGNING_TYPES = new Set(["ACTIVITY_TYPE_SIGN_TRANSACTION_V2", "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", "ACTIVITY_TYPE_SIGN_RAW_PAYLOADS"]);
 
@@ -14,7 +15,7 @@ type Facts = Record<string, any>;
 
 function ethereumLine(tx: Facts): string {
   const chain = tx.chain_id !== undefined ? ` on chain ${tx.chain_id}` : "";
-  const call = tx.data && tx.data !== "0x" ? `, calldata ${String(tx.data).slice(0, 10)}…` : "";
+  const call = tx.function_name ? `, calls ${tx.function_name}` : tx.data && tx.data !== "0x" ? `, calldata ${String(tx.data).slice(0, 10)}…` : "";
   return `Ethereum ${tx.type} transaction${chain}: ${tx.value} wei to ${tx.to || "(contract creation)"}${call}`;
 }
 
@@ -28,7 +29,7 @@ export function signingSummary(db: Db, organizationId: string, type: string, par
   if (!SIGNING_TYPES.has(type) || !parameters) return undefined;
   const signer = typeof parameters.signWith === "string" ? findSigner({ db, organizationId }, parameters.signWith) : undefined;
   const by = ` · key ${parameters.signWith}${signer?.account ? " (wallet account)" : signer?.privateKey ? ` (private key ${signer.privateKey.name})` : ""}`;
-  const chain = payloadKeywords(type, parameters, signer ? ethereumAddressOfSigner(signer) : "") as Facts;
+  const chain = payloadKeywords(type, parameters, signer ? ethereumAddressOfSigner(signer) : "", contractInterfaceLookup(db, organizationId)) as Facts;
   if (chain.eth?.tx) return ethereumLine(chain.eth.tx) + by;
   if (chain.solana?.tx) return solanaLine(chain.solana.tx) + by;
   if (chain.eth?.eip_712) return `EIP-712 ${chain.eth.eip_712.primary_type} for ${chain.eth.eip_712.domain.name ?? "(no domain name)"} ${chain.eth.eip_712.domain.verifying_contract ?? ""}`.trim() + by;

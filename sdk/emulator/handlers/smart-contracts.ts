@@ -25,7 +25,12 @@ export const smartContractsModule: EmulatorModule = {
   setup: () => ({
     createSmartContractInterface(ctx, p) {
       const type = SHORT_TYPE[p.type];
-      if (ctx.store.smartContractInterfaces.findByAddress(ctx.organizationId, p.smartContractAddress, type)) {
+      // Ethereum addresses are one address in any case (docs: "case insensitive with Ethereum"), Solana's are not.
+      const existing =
+        type === "ETHEREUM"
+          ? ctx.store.smartContractInterfaces.findEthereum(ctx.organizationId, p.smartContractAddress)
+          : ctx.store.smartContractInterfaces.findByAddress(ctx.organizationId, p.smartContractAddress, type);
+      if (existing) {
         throw alreadyExists(
           `smartContractAddress: an ${type} interface for ${p.smartContractAddress} already exists in the organization`,
         );

@@ -24,6 +24,9 @@ export class SmartContractInterfaceStore {
   constructor(db: Db) {
     this.s = {
       byId: db.prepare<[string, string], SmartContractInterfaceRow>("SELECT * FROM smart_contract_interfaces WHERE org_id = ? AND id = ?"),
+      ethereumByAddress: db.prepare<[string, string], SmartContractInterfaceRow>(
+        "SELECT * FROM smart_contract_interfaces WHERE org_id = ? AND type = 'ETHEREUM' AND lower(address) = lower(?) ORDER BY created_ms, id LIMIT 1",
+      ),
       byAddress: db.prepare<[string, string, string], SmartContractInterfaceRow>(
         "SELECT * FROM smart_contract_interfaces WHERE org_id = ? AND address = ? AND type = ?",
       ),
@@ -43,6 +46,15 @@ export class SmartContractInterfaceStore {
     return this.s.byAddress.get(orgId, address, type);
   }
 
+  /**
+   * The Ethereum interface uploaded for a contract address. Ethereum addresses match in any case
+   * (docs, smart-contract-interfaces: "case insensitive with Ethereum"); of interfaces whose
+   * addresses differ only in case, the oldest.
+   */
+  findEthereum(orgId: string, address: string): SmartContractInterfaceRow | undefined {
+    return this.s.ethereumByAddress.get(orgId, address);
+  }
+
   list(orgId: string): SmartContractInterfaceRow[] {
     return this.s.list.all(orgId);
   }
@@ -54,4 +66,26 @@ export class SmartContractInterfaceStore {
   delete(id: string): void {
     this.s.delete.run(id);
   }
+}
+
+const stores = new WeakMap<Db, SmartContractInterfaceStore>();
+
+/** The interface store of a database (one per database, its statements prepared once). */
+export function smartContractInterfaceStoreOf(db: Db): SmartContractInterfaceStore {
+  let store = stores.get(db);
+  if (!store) {
+    store = new SmartContractInterfaceStore(db);
+    stores.set(db, store);
+  }
+  return store;
+}
+
+/**
+ * The interface lookup of an organization's signing keywords: the ABI or IDL text uploaded for a
+ * contract address (Ethereum, any case) or a program id (Solana, exact: the docs say Solana
+ * addresses are case sensitive).
+ */
+export function contractInterfaceLookup(db: Db, orgId: string): (type: "ETHEREUM" | "SOLANA", address: string) => string | undefined {
+  const store = smartContractInterfaceStoreOf(db);
+  return (type, address) => (type === "ETHEREUM" ? store.findEthereum(orgId, address) : store.findByAddress(orgId, address, type))?.interface_text;
 }

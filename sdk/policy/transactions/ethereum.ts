@@ -1,8 +1,9 @@
 /**
  * @module policy/transactions/ethereum
  * Unsigned Ethereum transactions as the service takes them in sign_transaction
- * (`TRANSACTION_TYPE_ETHEREUM`, hex without `0x`): legacy (EIP-155 or not), EIP-2930 (type 1)
- * and EIP-1559 (type 2). Decoding gives the `eth.tx` facts a policy reads (docs
+ * (`TRANSACTION_TYPE_ETHEREUM`, hex without `0x`): legacy (EIP-155 or not), EIP-2930 (type 1),
+ * EIP-1559 (type 2), EIP-4844 (type 3, the transaction payload body without blobs, commitments or
+ * proofs, as the official viem signer sends it) and EIP-7702 (type 4). Decoding gives the `eth.tx` facts a policy reads (docs
  * `features/policies/language.mdx`, EthereumTransaction), the digest a signer signs and, once
  * signed, the bytes of the signed transaction.
  */
@@ -10,8 +11,8 @@ import { keccak_256 } from "@noble/hashes/sha3";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils";
 import { bytesToUint, rlpDecode, rlpEncode, rlpUint, RlpError, type RlpItem } from "./rlp";
 
-/** The `eth.tx.type` values keyform decodes (the docs list TYPE_3 and TYPE_4 too). */
-export type EthereumTransactionKind = "LEGACY" | "TYPE_1" | "TYPE_2";
+/** The `eth.tx.type` values (docs: "LEGACY", "TYPE_1" … "TYPE_4"). */
+export type EthereumTransactionKind = "LEGACY" | "TYPE_1" | "TYPE_2" | "TYPE_3" | "TYPE_4";
 
 /** A decoded unsigned transaction. */
 export interface EthereumTransaction {
@@ -21,9 +22,11 @@ export interface EthereumTransaction {
   readonly nonce: bigint;
   /** Legacy and type 1. */
   readonly gasPrice?: bigint;
-  /** Type 2. */
+  /** Types 2, 3 and 4. */
   readonly maxPriorityFeePerGas?: bigint;
   readonly maxFeePerGas?: bigint;
+  /** Type 3. */
+  readonly maxFeePerBlobGas?: bigint;
   readonly gas: bigint;
   /** Lowercase `0x` address; empty for a contract creation. */
   readonly to: string;
@@ -40,6 +43,10 @@ export class TransactionDecodeError extends Error {}
 const TYPED: Readonly<Record<number, { kind: EthereumTransactionKind; fields: number }>> = {
   0x01: { kind: "TYPE_1", fields: 8 },
   0x02: { kind: "TYPE_2", fields: 9 },
+  // EIP-4844: …, accessList, maxFeePerBlobGas, blobVersionedHashes.
+  0x03: { kind: "TYPE_3", fields: 11 },
+  // EIP-7702: …, accessList, authorizationList.
+  0x04: { kind: "TYPE_4", fields: 10 },
 };
 
 function bytesField(item: RlpItem | undefined, name: string): Uint8Array {
@@ -54,10 +61,33 @@ function uintField(item: RlpItem | undefined, name: string): bigint {
   return bytesToUint(bytes);
 }
 
-function addressField(item: RlpItem | undefined): string {
-  const bytes = bytesField(item, "to");
-  if (bytes.length !== 0 && bytes.length !== 20) throw new TransactionDecodeError("to: expected a 20-byte address or nothing");
-  return bytes.length === 0 ? "" : `0x${bytesToHex(bytes)}`;
+function addressField(item: RlpItem | undefined, name = "to", creation = true): string {
+  const bytes = bytesField(item, name);
+  if (bytes.length === 0 && creation) return "";
+  if (bytes.length !== 20) throw new TransactionDecodeError(`${name}: expected a 20-byte address${creation ? " or nothing" : ""}`);
+  return `0x${bytesToHex(bytes)}`;
+}
+
+function listField(item: RlpItem | undefined, name: string): RlpItem[] {
+  if (!Array.isArray(item)) throw new TransactionDecodeError(`${name}: expected a list`);
+  return item;
+}
+
+/** EIP-4844's blob versioned hashes: 32 bytes each. */
+function checkBlobHashes(item: RlpItem | undefined): void {
+  listField(item, "blobVersionedHashes").forEach((hash, i) => {
+    if (bytesField(hash, `blobVersionedHashes[${i}]`).length !== 32) throw new TransactionDecodeError(`blobVersionedHashes[${i}]: expected 32 bytes`);
+  });
+}
+
+/** EIP-7702's authorization list: [chainId, address, nonce, yParity, r, s] tuples, already signed by their authorities. */
+function checkAuthorizations(item: RlpItem | undefined): void {
+  listField(item, "authorizationList").forEach((entry, i) => {
+    const fields = listField(entry, `authorizationList[${i}]`);
+    if (fields.length !== 6) throw new TransactionDecodeError(`authorizationList[${i}]: expected [chainId, address, nonce, yParity, r, s], got ${fields.length} fields`);
+    addressField(fields[1], `authorizationList[${i}].address`, false);
+    ["chainId", "", "nonce", "yParity", "r", "s"].forEach((name, j) => name && uintField(fields[j], `authorizationList[${i}].${name}`));
+  });
 }
 
 /** Hex text (with or without `0x`) as bytes. */
@@ -78,7 +108,7 @@ export function decodeEthereumTransaction(hex: string): EthereumTransaction {
   let list: RlpItem;
   const typed = first < 0x7f ? TYPED[first] : undefined;
   if (first < 0x7f && !typed) {
-    throw new TransactionDecodeError(`transaction type 0x${first.toString(16).padStart(2, "0")} is not decoded by the emulator (legacy, type 1 and type 2 are)`);
+    throw new TransactionDecodeError(`transaction type 0x${first.toString(16).padStart(2, "0")} is not an Ethereum transaction type keyform decodes (legacy and types 1 to 4 are)`);
   }
   try {
     list = rlpDecode(typed ? bytes.subarray(1) : bytes);
@@ -97,14 +127,18 @@ export function decodeEthereumTransaction(hex: string): EthereumTransaction {
         ? { gasPrice: uintField(rest[0], "gasPrice") }
         : { maxPriorityFeePerGas: uintField(rest[0], "maxPriorityFeePerGas"), maxFeePerGas: uintField(rest[1], "maxFeePerGas") };
     const at = typed.kind === "TYPE_1" ? 1 : 2;
-    if (!Array.isArray(rest[at + 4])) throw new TransactionDecodeError("accessList: expected a list");
+    listField(rest[at + 4], "accessList");
+    if (typed.kind === "TYPE_3") checkBlobHashes(rest[at + 6]);
+    if (typed.kind === "TYPE_4") checkAuthorizations(rest[at + 5]);
     return {
       kind: typed.kind,
       chainId: uintField(chainId, "chainId"),
       nonce: uintField(nonce, "nonce"),
       ...fees,
+      ...(typed.kind === "TYPE_3" ? { maxFeePerBlobGas: uintField(rest[at + 5], "maxFeePerBlobGas") } : {}),
       gas: uintField(rest[at], "gas"),
-      to: addressField(rest[at + 1]),
+      // Blob and set-code transactions cannot create a contract (EIP-4844, EIP-7702): `to` is an address.
+      to: addressField(rest[at + 1], "to", typed.kind !== "TYPE_3" && typed.kind !== "TYPE_4"),
       value: uintField(rest[at + 2], "value"),
       data: `0x${bytesToHex(bytesField(rest[at + 3], "data"))}`,
       fields: list,
@@ -130,7 +164,7 @@ export function decodeEthereumTransaction(hex: string): EthereumTransaction {
   };
 }
 
-const TYPE_BYTE: Readonly<Record<EthereumTransactionKind, number | undefined>> = { LEGACY: undefined, TYPE_1: 0x01, TYPE_2: 0x02 };
+const TYPE_BYTE: Readonly<Record<EthereumTransactionKind, number | undefined>> = { LEGACY: undefined, TYPE_1: 0x01, TYPE_2: 0x02, TYPE_3: 0x03, TYPE_4: 0x04 };
 
 function withType(kind: EthereumTransactionKind, payload: Uint8Array): Uint8Array {
   const type = TYPE_BYTE[kind];
@@ -162,9 +196,10 @@ export function ethereumAddressOf(uncompressedPublicKey: Uint8Array): string {
 /**
  * The `eth.tx` keyword of a transaction signed by `from`. Hex strings are lowercase (the docs:
  * "the policy engine expects lowercase hex strings"); `gas_price` of a type 2 transaction is its
- * `max_fee_per_gas`, as the docs say; fields a type does not have are left out (a policy reading
- * them errors). `function_name`, `function_signature` and `contract_call_args` need a smart
- * contract interface and are not decoded.
+ * `max_fee_per_gas`, as the docs say, and so of types 3 and 4, which have the same fee fields;
+ * `max_fee_per_blob_gas` is type 3's; fields a type does not have are left out (a policy reading
+ * them errors). `function_name`, `function_signature` and `contract_call_args` come from the
+ * contract's ABI ({@link module:policy/transactions/abi}).
  */
 export function ethereumTransactionFacts(tx: EthereumTransaction, from: string): Record<string, unknown> {
   return {
@@ -177,6 +212,7 @@ export function ethereumTransactionFacts(tx: EthereumTransaction, from: string):
     ...(tx.chainId !== undefined ? { chain_id: tx.chainId } : {}),
     nonce: tx.nonce,
     ...(tx.maxFeePerGas !== undefined ? { max_fee_per_gas: tx.maxFeePerGas, max_priority_fee_per_gas: tx.maxPriorityFeePerGas } : {}),
+    ...(tx.maxFeePerBlobGas !== undefined ? { max_fee_per_blob_gas: tx.maxFeePerBlobGas } : {}),
     type: tx.kind,
   };
 }
