@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
 import { KeyformClient } from "../../sdk/client/client";
 import { outputOf } from "../support/child-process";
+import { npmInstallCached, PULUMI_NEW_TYPESCRIPT } from "../support/npm-install-cache";
 import { pulumiBinDir } from "../support/engine";
 import { markdownBlocks, repoRoot } from "../support/repo-copy";
 import { writeTypeScriptProject } from "../support/typescript-project";
@@ -54,7 +55,7 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(work, "state"));
   // What `pulumi new typescript` leaves: the project files, its packages installed, a stack selected.
   writeTypeScriptProject(project, "my-org");
-  await outputOf("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"], { cwd: project, env });
+  await npmInstallCached("pulumi-new-typescript", project, ["--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", ...PULUMI_NEW_TYPESCRIPT], env);
   await promisify(execFile)(path.join(bin, "pulumi"), ["stack", "init", "dev"], { cwd: project, env });
   fs.writeFileSync(path.join(project, "index.ts"), markdownBlocks(path.join(repoRoot, "README.md"), "ts", "Quick start in your own project")[0]!);
 }, 900_000);
