@@ -3,25 +3,7 @@
  * (examples/org and examples/org-yaml declare the same one: test/engine/examples-readme.test.ts).
  */
 import type { KeyformClient } from "../../sdk/client/client";
-import { comparable } from "../support/organization-snapshot";
-
-/** Values that differ between two runs of the same program: ids, timestamps, derived addresses. */
-const VOLATILE = new Set([
-  "createdAt",
-  "updatedAt",
-  "policyId",
-  "apiKeyId",
-  "invitationId",
-  "endpointId",
-  "walletId",
-  "walletAccountId",
-  "address",
-  "smartContractInterfaceId",
-  "organizationId",
-  "userId",
-  "tagId",
-  "expirationSeconds",
-]);
+import { comparable, VOLATILE } from "../support/organization-snapshot";
 
 /**
  * The organization behind `client` as plain data in which every id or generated key is replaced
