@@ -36,7 +36,7 @@ let work: string;
 let copy: string;
 let env: NodeJS.ProcessEnv;
 /** Each example's run: its emulator (started with `&`) serves until afterAll. */
-const ran = new Map<string, { dataDir: string; stop: () => void }>();
+const ran = new Map<string, { dataDir: string; block: string; stop: () => void }>();
 
 beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-examples-readme-"));
@@ -99,8 +99,8 @@ function clientOf(dataDir: string): KeyformClient {
 }
 
 const EXAMPLES = [
-  { example: "org", heading: "Run it", dataDir: ".keyform/emulator-ts", state: ".keyform/state-ts" },
-  { example: "org-yaml", heading: "Run it on a fresh emulator", dataDir: ".keyform/emulator-yaml", state: ".keyform/state-yaml" },
+  { example: "org", heading: "Run it", dataDir: ".keyform/emulator-ts" },
+  { example: "org-yaml", heading: "Run it on a fresh emulator", dataDir: ".keyform/emulator-yaml" },
 ];
 
 describe("the examples, as their READMEs say", () => {
@@ -110,7 +110,7 @@ describe("the examples, as their READMEs say", () => {
       expect(block).toContain("--earn-wrapper");
       expect(block).not.toContain("org-up");
       const result = await runBlock(block, copy);
-      ran.set(example, { dataDir: path.join(copy, dataDir), stop: result.stop });
+      ran.set(example, { dataDir: path.join(copy, dataDir), block, stop: result.stop });
       expect(result.code, result.output.slice(-6000)).toBe(0);
       expect(result.output).toMatch(/Earn wrapper 0x[0-9a-fA-F]{40} for vault 0xbeeF010f9cb27031ad51e3333f9aF9C6B1228183 \(deployed\)/);
       expect(result.output).not.toMatch(/deprecated/i);
@@ -188,10 +188,13 @@ describe("keyform export of the example organization (the TypeScript example's, 
     if (!ts) return;
     settings = settingsOf(ts.dataDir);
     client = clientOf(ts.dataDir);
-    const state = EXAMPLES.find((e) => e.example === "org")!.state;
+    // The state backend and passphrase the README's block exported.
+    const backend = /PULUMI_BACKEND_URL="file:\/\/\$PWD\/([^"]+)"/.exec(ts.block)?.[1];
+    const passphrase = /PULUMI_CONFIG_PASSPHRASE=(\S+)/.exec(ts.block)?.[1];
+    expect(backend && passphrase, "the block's PULUMI_BACKEND_URL and PULUMI_CONFIG_PASSPHRASE").toBeTruthy();
     const { stdout } = await run(path.join(pulumiBinDir(), "pulumi"), ["stack", "export", "--stack", "dev"], {
       cwd: copy,
-      env: { ...env, PULUMI_BACKEND_URL: `file://${path.join(copy, state)}`, PULUMI_CONFIG_PASSPHRASE: "keyform-local-dev" },
+      env: { ...env, PULUMI_BACKEND_URL: `file://${path.join(copy, backend!)}`, PULUMI_CONFIG_PASSPHRASE: passphrase! },
       maxBuffer: 64 * 1024 * 1024,
     });
     declared = objectsIn(JSON.parse(stdout).deployment);
