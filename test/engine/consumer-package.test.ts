@@ -21,6 +21,7 @@ import { createWorkDirStack } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { changes, emulatorEnv, keyformResources, since, storedState } from "../resources/harness/engine-harness";
 import { outputOf } from "../support/child-process";
+import { installKeyformProject } from "../support/npm-install-cache";
 import { writeTypeScriptProject } from "../support/typescript-project";
 
 const run = promisify(execFile);
@@ -69,8 +70,7 @@ export const botKeyNames = botKeys.apply((r) => r.apiKeys.map((k) => k.apiKeyNam
 `;
 
 async function npmInstall(args: string[]): Promise<void> {
-  // Install scripts are skipped: nothing in keyform needs one, and the emulator's native build
-  // is what the last test checks the message for.
+  // Install scripts are skipped: the emulator's native build is what the last test checks the message for.
   await outputOf("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", ...args], { cwd: project });
 }
 
@@ -86,7 +86,8 @@ beforeAll(async () => {
   emulatorTarball = emulatorPackage!;
   writeTypeScriptProject(project, "keyform-consumer");
   fs.writeFileSync(path.join(project, "index.ts"), PROGRAM);
-  await npmInstall([lightTarball!, "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"]);
+  // The same install as a platform team's project (test/engine/gitops-platform-repo.test.ts): done once.
+  await installKeyformProject(project, lightTarball!);
   figures.packAndInstall = since(t0);
 }, 900_000);
 

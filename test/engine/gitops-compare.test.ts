@@ -74,10 +74,14 @@ beforeAll(async () => {
   for (const [name, emu] of [["staging", staging], ["prod", prod]] as const) {
     const b = emu.emulator.bootstrap;
     await pulumi(["stack", "init", name]);
-    await pulumi(["config", "set", "--stack", name, "keyform:baseUrl", emu.emulator.url]);
-    await pulumi(["config", "set", "--stack", name, "keyform:organizationId", b.organizationId]);
-    await pulumi(["config", "set", "--stack", name, "keyform:apiPublicKey", b.apiPublicKey]);
-    await pulumi(["config", "set", "--stack", name, "--secret", "keyform:apiPrivateKey", b.apiPrivateKey]);
+    // One CLI run per stack for its settings (each `pulumi` start costs seconds on a loaded machine).
+    await pulumi([
+      "config", "set-all", "--stack", name,
+      "--plaintext", `keyform:baseUrl=${emu.emulator.url}`,
+      "--plaintext", `keyform:organizationId=${b.organizationId}`,
+      "--plaintext", `keyform:apiPublicKey=${b.apiPublicKey}`,
+      "--secret", `keyform:apiPrivateKey=${b.apiPrivateKey}`,
+    ]);
   }
   await seed(staging, "bob@example.com");
   const { bob } = await seed(prod, "bob@corp.example.com");

@@ -6,7 +6,11 @@
  * the emulator and a loopback fake of GitLab's and GitHub's comment APIs:
  *
  * - GitLab: examples/gitops/gitlab-ci.yml includes the installed package's template; its jobs'
- *   before_script and script run as the runner runs them (`set -eo pipefail`, one shell).
+ *   before_script and script run as the runner runs them (`set -eo pipefail`, one shell). The
+ *   three jobs share one before_script (`.keyform`); it runs in full on the first job, and the
+ *   later jobs in the same working copy run it without its `npm ci` (which deletes and
+ *   reinstalls the same node_modules from the same lock file: minutes each on a loaded
+ *   machine, seven times before).
  * - GitHub: the action.yml of the installed package: its run steps, with its inputs, on a pull
  *   request (one comment, created then updated) and for drift (exit code 3).
  *
@@ -24,6 +28,7 @@ import { outputOf } from "../support/child-process";
 import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { startFakeForge, type FakeForge } from "../support/fake-forge";
+import { installKeyformProject } from "../support/npm-install-cache";
 import { writeTypeScriptProject } from "../support/typescript-project";
 
 const repoRoot = path.resolve(__dirname, "../..");
@@ -63,7 +68,7 @@ beforeAll(async () => {
   });
   [aliceId, bobId] = userIds as [string, string];
   fs.writeFileSync(path.join(project, "index.ts"), program("activity.resource == 'WALLET' && activity.action == 'CREATE'"));
-  await outputOf("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", keyformTarball!, "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"], { cwd: project });
+  await installKeyformProject(project, keyformTarball!);
   // The repository's pipeline files, as the team copies them.
   fs.mkdirSync(path.join(project, "ci"));
   fs.copyFileSync(path.join(project, "node_modules/keyform/.gitlab/keyform.gitlab-ci.yml"), path.join(project, "ci/keyform.gitlab-ci.yml"));
@@ -113,9 +118,20 @@ async function gitlabJob(name: string, pipeline: Record<string, string>): Promis
   for (const vars of [template.variables, root.variables, base.variables ?? {}, job.variables ?? {}]) {
     for (const [k, v] of Object.entries(vars)) env[k] = expand(String(v), { ...ciEnv(pipeline), ...env });
   }
-  const lines = [...(job.before_script ?? base.before_script ?? []), ...job.script];
+  const before = job.before_script ?? base.before_script ?? [];
+  expect(before.filter(isNpmCi), `${name}'s before_script installs the project`).toHaveLength(1);
+  // Leaving `npm ci` out of a later job stands for running it only if every job runs the same before_script.
+  firstBeforeScript ??= before;
+  expect(before, `${name}'s before_script`).toEqual(firstBeforeScript);
+  const lines = [...(installed ? before.filter((line) => !isNpmCi(line)) : before), ...job.script];
+  installed = true;
   return shell(lines.join("\n"), project, { ...env, ...ciEnv(pipeline) });
 }
+
+/** The before_script of the first job run, and whether its `npm ci` has run. */
+let firstBeforeScript: string[] | undefined;
+let installed = false;
+const isNpmCi = (line: string) => /^npm ci\b/.test(line.trim());
 
 function shell(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {

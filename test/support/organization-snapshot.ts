@@ -18,7 +18,7 @@ export interface OrganizationAccess {
 }
 
 /** Values that differ between two runs of the same program: ids, timestamps, derived keys and addresses. */
-const VOLATILE = new Set([
+export const VOLATILE = new Set([
   "createdAt",
   "updatedAt",
   "policyId",
