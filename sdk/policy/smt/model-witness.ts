@@ -194,7 +194,8 @@ export function witnessOf(space: RequestSpace, values: ModelValues, defaultNow: 
     parameters[wire] = value;
   }
   // A signing request carries a real transaction or payload; its chain keywords are what the service reads from it.
-  const signing = withPayload({ type: slot.type, parameters, keywords }, { isLiteral: (t) => space.isLiteral(t), absent, read: payloadsRead });
+  const chosen = new Set(Object.keys(params).map(camelCaseKey));
+  const signing = withPayload({ type: slot.type, parameters, keywords }, { isLiteral: (t) => space.isLiteral(t), absent, read: payloadsRead, chosen });
   return { type: signing.type, parameters: signing.parameters, approvers: ordered, keywords: signing.keywords, now: new Date(now).toISOString() };
 }
 

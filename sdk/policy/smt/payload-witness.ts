@@ -25,6 +25,8 @@ export interface PayloadSpace {
   readonly absent: ReadonlySet<string>;
   /** Parsed payloads (`eth.tx`) some policy reads. */
   readonly read: ReadonlySet<string>;
+  /** Parameters (camelCase) whose value the model chose: a policy reads them, so they are kept as they are. */
+  readonly chosen: ReadonlySet<string>;
 }
 
 /** A signing witness: its type, parameters (camelCase) and keywords. */
@@ -246,14 +248,18 @@ export function withPayload(witness: PayloadWitness, space: PayloadSpace): Paylo
   let from = "";
   let signer: string | undefined;
   if (SIGN_TRANSACTION.has(type)) {
-    const solana = claimedOf(keywords, "solana", "tx") !== undefined || (claimedOf(keywords, "eth", "tx") === undefined && space.read.has("eth.tx") && !space.read.has("solana.tx"));
+    // The transaction type a policy reads is kept: a payload of another chain then decodes to nothing of the claimed one.
+    const fixed = space.chosen.has("type") ? parameters.type : undefined;
+    const solana =
+      fixed === "TRANSACTION_TYPE_SOLANA" ||
+      (fixed === undefined && (claimedOf(keywords, "solana", "tx") !== undefined || (claimedOf(keywords, "eth", "tx") === undefined && space.read.has("eth.tx") && !space.read.has("solana.tx"))));
     if (solana) {
       const built = solanaMessage(witness, space, fresh);
-      Object.assign(parameters, { type: "TRANSACTION_TYPE_SOLANA", unsignedTransaction: built.hex });
+      Object.assign(parameters, { type: fixed ?? "TRANSACTION_TYPE_SOLANA", unsignedTransaction: built.hex });
       signer = built.signer;
     } else {
       const built = ethereumTransaction(witness, space, fresh);
-      Object.assign(parameters, { type: "TRANSACTION_TYPE_ETHEREUM", unsignedTransaction: built.hex });
+      Object.assign(parameters, { type: fixed ?? "TRANSACTION_TYPE_ETHEREUM", unsignedTransaction: built.hex });
       from = built.from;
       if (from !== "") signer = from;
     }
@@ -265,7 +271,10 @@ export function withPayload(witness: PayloadWitness, space: PayloadSpace): Paylo
       : auth
         ? [authorization(auth, fresh), "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION", "HASH_FUNCTION_NOT_APPLICABLE"]
         : [bytesToHex(sha256(utf8ToBytes("payload"))), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP"];
-    Object.assign(parameters, type === "ACTIVITY_TYPE_SIGN_RAW_PAYLOADS" ? { payloads: [payload] } : { payload }, { encoding, hashFunction });
+    Object.assign(parameters, type === "ACTIVITY_TYPE_SIGN_RAW_PAYLOADS" ? { payloads: [payload] } : { payload });
+    // An encoding or hash function a policy reads keeps the model's value (the payload then decodes as that encoding says).
+    if (!space.chosen.has("encoding")) parameters.encoding = encoding;
+    if (!space.chosen.has("hashFunction")) parameters.hashFunction = hashFunction;
   }
   // A made-up signing account is the one the payload is signed with.
   const account = keywords.wallet_account as { address?: unknown } | undefined;
@@ -273,6 +282,8 @@ export function withPayload(witness: PayloadWitness, space: PayloadSpace): Paylo
     keywords.wallet_account = { ...account, address: signer };
     if (parameters.signWith === account.address) parameters.signWith = signer;
   }
+  // A payload a policy reads as a parameter keeps the model's value (the service decodes that one).
+  for (const field of ["unsignedTransaction", "payload", "payloads"]) if (space.chosen.has(field)) parameters[field] = witness.parameters[field];
   for (const root of CHAIN_ROOTS) delete keywords[root];
   Object.assign(keywords, payloadKeywords(type, parameters, from));
   return { type, parameters, keywords };
