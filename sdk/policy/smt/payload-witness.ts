@@ -37,7 +37,12 @@ export interface PayloadWitness {
 }
 
 const SIGN_TRANSACTION = new Set(["ACTIVITY_TYPE_SIGN_TRANSACTION", "ACTIVITY_TYPE_SIGN_TRANSACTION_V2"]);
-const SIGN_RAW_PAYLOAD = new Set(["ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", "ACTIVITY_TYPE_SIGN_RAW_PAYLOADS"]);
+const SIGN_RAW_PAYLOAD = new Set(["ACTIVITY_TYPE_SIGN_RAW_PAYLOAD", "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", "ACTIVITY_TYPE_SIGN_RAW_PAYLOADS"]);
+/** Older versions the emulator decodes as their current one (the same parameters). */
+const CURRENT: Readonly<Record<string, string>> = {
+  ACTIVITY_TYPE_SIGN_TRANSACTION: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
+  ACTIVITY_TYPE_SIGN_RAW_PAYLOAD: "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
+};
 const CHAIN_ROOTS = ["eth", "solana", "tron", "bitcoin", "tempo"];
 const ETH_KINDS: readonly EthereumTransactionKind[] = ["TYPE_2", "TYPE_1", "LEGACY"];
 const ETH_ADDRESS = /^0x[0-9a-f]{40}$/;
@@ -239,12 +244,18 @@ function authorization(claimed: Claimed, fresh: Fresh): string {
  * ones the emulator decodes from it. A type that carries no payload comes back as it is.
  */
 export function withPayload(witness: PayloadWitness, space: PayloadSpace): PayloadWitness {
-  if (!carriesPayload(witness.type)) return witness;
+  if (!carriesPayload(witness.type)) {
+    // Another type (a send_transaction, of which no request is known here) carries no payload a client is known to send: no chain keyword.
+    if (!CHAIN_ROOTS.some((root) => root in witness.keywords)) return witness;
+    const keywords = { ...witness.keywords };
+    for (const root of CHAIN_ROOTS) delete keywords[root];
+    return { ...witness, keywords };
+  }
   const fresh = new Fresh(space);
   const parameters = { ...witness.parameters };
   const keywords = { ...witness.keywords };
-  // The emulator decodes sign_transaction of the current version: an older one stands for it (no policy here tells them apart unless the replay says so).
-  const type = witness.type === "ACTIVITY_TYPE_SIGN_TRANSACTION" ? "ACTIVITY_TYPE_SIGN_TRANSACTION_V2" : witness.type;
+  // The emulator decodes the current version: an older one stands for it (no policy here tells them apart unless the replay says so).
+  const type = CURRENT[witness.type] ?? witness.type;
   let from = "";
   let signer: string | undefined;
   if (SIGN_TRANSACTION.has(type)) {
