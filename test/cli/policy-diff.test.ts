@@ -38,7 +38,7 @@ describe("keyform policy diff", () => {
     // The organization's users are the principals, shown by name (ids in the JSON).
     expect(shown.stdout).toMatch(/GAINS ops · SIGN_TRANSACTION · alone · wallet w-cold · OUTCOME_DENY_IMPLICIT → OUTCOME_ALLOW/);
     expect(shown.stdout).toMatch(/GAINS ops, u-dev · SIGN_TRANSACTION · with approvers · wallet w-cold/);
-    expect(shown.stdout).toMatch(/witness: SIGN_TRANSACTION_V2; approved by .*params \{"signWith":"[^"]+","unsignedTransaction":"0x00","type":"TRANSACTION_TYPE_ETHEREUM"\}; wallet.id = 'w-cold'/);
+    expect(shown.stdout).toMatch(/witness: SIGN_TRANSACTION_V2; approved by .*params \{"signWith":"0x[0-9a-f]{40}","unsignedTransaction":"02[0-9a-f]+","type":"TRANSACTION_TYPE_ETHEREUM"\}; wallet.id = 'w-cold'.*eth.tx.type = 'TYPE_2'/);
     expect(shown.stdout).toMatch(/no other change: proved/);
     const gate = await keyform("policy", "diff", before, after, "--users", users, "--no-new-access");
     expect(gate.code).toBe(1);
