@@ -9,31 +9,16 @@
  */
 import { base58 } from "@scure/base";
 import { bytesToHex, concatBytes } from "@noble/hashes/utils";
-import { hexPayload, type EthereumTransactionKind } from "./ethereum";
+import { hexPayload, type EthereumTransaction } from "./ethereum";
 import { rlpEncode, rlpUint, type RlpItem } from "./rlp";
 
-/** The fields of an unsigned Ethereum transaction (what the decoder gives back). */
-export interface EthereumTransactionFields {
-  readonly kind: EthereumTransactionKind;
-  /** Required on type 1 and 2; absent makes a pre-EIP-155 legacy transaction. */
-  readonly chainId?: bigint;
-  readonly nonce: bigint;
-  /** Legacy and type 1. */
-  readonly gasPrice?: bigint;
-  /** Type 2. */
-  readonly maxPriorityFeePerGas?: bigint;
-  readonly maxFeePerGas?: bigint;
-  readonly gas: bigint;
-  /** A 20-byte `0x` address, or '' for a contract creation. */
-  readonly to: string;
-  readonly value: bigint;
-  /** `0x` hex calldata. */
-  readonly data: string;
-}
+/** The fields of an unsigned Ethereum transaction: what the decoder gives back, without its RLP items. */
+export type EthereumTransactionFields = Omit<EthereumTransaction, "fields">;
 
 /**
  * The unsigned transaction as hex without `0x` (the form sign_transaction takes).
- * @throws TransactionDecodeError for a `to` that is not 20 bytes or empty, or hex that is not hex
+ * @throws RangeError for a `to` that is not 20 bytes or empty
+ * @throws TransactionDecodeError for `to` or `data` that is not hex
  * @throws RlpError for a negative integer
  */
 export function encodeEthereumTransaction(tx: EthereumTransactionFields): string {
