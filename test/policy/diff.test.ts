@@ -10,6 +10,7 @@ import { diffPolicies, type DiffUser } from "../../sdk/policy/smt/diff";
 import { DOCUMENTED_EXAMPLES } from "./examples";
 import { activityCatalog } from "../../sdk/policy/catalog";
 import { requiredParameters, witnessProblem } from "../../sdk/policy/smt/witness";
+import { encodeEthereumTransaction } from "../../sdk/policy/transactions/encode";
 
 const allow = (policyId: string, condition: string, consensus = ""): PolicyRecord => ({ policyId, policyName: policyId, effect: "EFFECT_ALLOW", condition, consensus });
 const deny = (policyId: string, condition: string, consensus = ""): PolicyRecord => ({ policyId, policyName: policyId, effect: "EFFECT_DENY", condition, consensus });
@@ -152,13 +153,13 @@ describe("policy diff", () => {
       { id: "u-carol", tags: ["tag-b"], alias: "carol" },
       { id: "u-erin", tags: ["tag-a"], alias: "erin" },
     ];
-    const quorum = allow("quorum", "eth.tx.value <= 1", "(approvers.any(u, u.id == 'u-erin' && u.tags.contains('tag-a'))) && (approvers.any(u, 'tag-b' in u.tags))");
-    const erinAtZero = allow("erin-at-zero", "eth.tx.value == 0", "approvers.any(u, u.id == 'u-erin' && u.tags.contains('tag-a'))");
+    const quorum = allow("quorum", "activity.kind == 'SIGN_TRANSACTION' && eth.tx.value <= 1", "(approvers.any(u, u.id == 'u-erin' && u.tags.contains('tag-a'))) && (approvers.any(u, 'tag-b' in u.tags))");
+    const erinAtZero = allow("erin-at-zero", "activity.kind == 'SIGN_TRANSACTION' && eth.tx.value == 0", "approvers.any(u, u.id == 'u-erin' && u.tags.contains('tag-a'))");
     const before = [quorum, erinAtZero];
     const after = [{ ...quorum, effect: "EFFECT_DENY" }, erinAtZero];
     const erinFirst = {
       type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
-      parameters: { signWith: "0xa1", unsignedTransaction: "0x00", type: "TRANSACTION_TYPE_ETHEREUM" },
+      parameters: { signWith: `0x${"a1".repeat(20)}`, unsignedTransaction: encodeEthereumTransaction({ kind: "TYPE_2", chainId: 1n, nonce: 0n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, gas: 21000n, to: "", value: 1n, data: "0x" }), type: "TRANSACTION_TYPE_ETHEREUM" },
       keywords: { eth: { tx: { value: 1 } } },
       approvers: [tagged[3]!, tagged[1]!],
     };

@@ -135,6 +135,14 @@ describe("diff witnesses of signing activities", () => {
     }, 120_000);
   }
 
+  it("a change on send_transaction kinds, whose requests keyform cannot build, is no row: the verdict names them", async () => {
+    const diff = await diffPolicies([], [allow("p", "eth.tx.value <= 1")], { users: USERS });
+    expect(diff.changes.some((c) => c.kinds.includes("SIGN_TRANSACTION") && c.direction === "gains")).toBe(true);
+    expect(diff.changes.some((c) => c.kinds.includes("ETH_SEND_TRANSACTION"))).toBe(false);
+    expect(diff.proved).toBe(false);
+    expect(diff.notProved.map((n) => n.reason).join()).toMatch(/changes on ETH_SEND_TRANSACTION did not replay with a request keyform can build/);
+  }, 120_000);
+
   it("a value no transaction carries gives no row: a `to` that is not an address, a type the decoder does not read", async () => {
     for (const condition of ["eth.tx.to == '0xaa'", "eth.tx.type == 'TYPE_4'"]) {
       const diff = await diffPolicies([allow("p", "activity.kind == 'SIGN_TRANSACTION' && eth.tx.value == 7")], [allow("p", `activity.kind == 'SIGN_TRANSACTION' && (eth.tx.value == 7 || ${condition})`)], { users: USERS });

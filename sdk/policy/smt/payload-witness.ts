@@ -13,6 +13,8 @@
 import { base58 } from "@scure/base";
 import { sha256 } from "@noble/hashes/sha256";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
+import { activityKind } from "../activity";
+import { CHAIN_PAYLOADS } from "../catalog";
 import { payloadKeywords } from "../transactions/index";
 import { encodeEthereumTransaction, encodeSolanaMessage, type SolanaInstructionFields } from "../transactions/encode";
 import type { EthereumTransactionKind } from "../transactions/ethereum";
@@ -51,6 +53,17 @@ const HEX = /^0x(?:[0-9a-f]{2})*$/;
 /** Whether a witness of `type` carries a transaction or payload the service parses. */
 export function carriesPayload(type: string): boolean {
   return SIGN_TRANSACTION.has(type) || SIGN_RAW_PAYLOAD.has(type);
+}
+
+/**
+ * Whether requests of `type` may carry chain keywords that no witness here can: a
+ * send-transaction type, whose request fields carrying the transaction the catalog does not
+ * document, or sign_raw_payloads, from whose payloads the emulator reads no keyword.
+ */
+export function payloadOutOfReach(type: string): boolean {
+  const kind = activityKind(type);
+  if (CHAIN_PAYLOADS[kind] === undefined) return false;
+  return !carriesPayload(type) || type === "ACTIVITY_TYPE_SIGN_RAW_PAYLOADS";
 }
 
 /** Values made up for the witness: derived from a seed, unlike every string a policy names. */
