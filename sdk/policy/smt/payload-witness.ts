@@ -254,7 +254,8 @@ function authorization(claimed: Claimed, fresh: Fresh): string {
  * `witness` with a real payload: for sign_transaction an unsigned transaction (Ethereum unless
  * the claimed values are Solana's, or the policies read `eth.tx` and the model has none), for
  * sign_raw_payload(s) typed data, an authorization or a hex payload; its chain keywords are the
- * ones the emulator decodes from it. A type that carries no payload comes back as it is.
+ * ones the emulator decodes from it. Another type comes back without chain keywords (none is
+ * known to come with its requests).
  */
 export function withPayload(witness: PayloadWitness, space: PayloadSpace): PayloadWitness {
   if (!carriesPayload(witness.type)) {
