@@ -21,9 +21,11 @@ let root: KeyformClient;
 const clients = new Map<string, KeyformClient>();
 const ids: Record<string, string> = {};
 let ops = "";
-/** The organization's signing accounts: a wallet's Ethereum and Solana accounts. */
+/** The organization's signing accounts: an Ethereum wallet's account and a Solana wallet's. */
 let eth = "";
 let sol = "";
+let ethWallet = "";
+let solWallet = "";
 const A = `0x${"aa".repeat(20)}`;
 const B = `0x${"bb".repeat(20)}`;
 const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
@@ -103,14 +105,16 @@ beforeAll(async () => {
     clients.set(userIds[0]!, clientFor(key));
   }
   ops = (await root.createUserTag({ userTagName: "ops", userIds: [ids.alice!, ids.bob!] })).userTagId;
-  const wallet = await root.createWallet({
+  const ethereum = await root.createWallet({
     walletName: "treasury",
-    accounts: [
-      { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
-      { curve: "CURVE_ED25519", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/501'/0'/0'", addressFormat: "ADDRESS_FORMAT_SOLANA" },
-    ],
+    accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }],
   });
-  [eth, sol] = wallet.addresses as [string, string];
+  const solana = await root.createWallet({
+    walletName: "solana",
+    accounts: [{ curve: "CURVE_ED25519", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/501'/0'/0'", addressFormat: "ADDRESS_FORMAT_SOLANA" }],
+  });
+  [ethWallet, eth] = [ethereum.walletId, ethereum.addresses[0]!];
+  [solWallet, sol] = [solana.walletId, solana.addresses[0]!];
 }, 120_000);
 afterAll(async () => {
   await t?.stop();
@@ -168,17 +172,18 @@ describe("diff witnesses submitted to the emulator", () => {
   }, 180_000);
 
   it("signing rows: each witness is a real transaction or typed data, signed by the organization's account, and decided as the row says", async () => {
-    const sign = (more: string) => `activity.kind == 'SIGN_TRANSACTION' && wallet_account.address == '${eth}' && ${more}`;
+    // Each policy names its wallet and account: the rows of the two chains are cells of their own (one per wallet).
+    const on = (kind: string, wallet: string, address: string, more: string) => `activity.kind == '${kind}' && wallet.id == '${wallet}' && wallet_account.address == '${address}' && ${more}`;
     const before = [
-      allow("payments", sign(`eth.tx.to == '${A}' && eth.tx.value < 100`), `approvers.any(u, u.id == '${ids.alice}')`),
-      allow("solana programs", `activity.kind == 'SIGN_TRANSACTION' && wallet_account.address == '${sol}' && '${TOKEN_PROGRAM}' in solana.tx.program_keys`),
-      allow("permits", `activity.kind == 'SIGN_RAW_PAYLOAD' && wallet_account.address == '${eth}' && eth.eip_712.primary_type == 'Permit'`),
+      allow("payments", on("SIGN_TRANSACTION", ethWallet, eth, `eth.tx.to == '${A}' && eth.tx.value < 100`), `approvers.any(u, u.id == '${ids.alice}')`),
+      allow("solana programs", on("SIGN_TRANSACTION", solWallet, sol, `'${TOKEN_PROGRAM}' in solana.tx.program_keys`)),
+      allow("permits", on("SIGN_RAW_PAYLOAD", ethWallet, eth, "eth.eip_712.primary_type == 'Permit'")),
     ];
     const after = [
-      allow("payments", sign(`eth.tx.to in ['${A}', '${B}'] && eth.tx.value < 1000 && eth.tx.chain_id == 1`), `approvers.any(u, u.id == '${ids.alice}')`),
+      allow("payments", on("SIGN_TRANSACTION", ethWallet, eth, `eth.tx.to in ['${A}', '${B}'] && eth.tx.value < 1000 && eth.tx.chain_id == 1`), `approvers.any(u, u.id == '${ids.alice}')`),
       deny("large payments by carol", "eth.tx.value > 500", `approvers.any(u, u.id == '${ids.carol}')`),
-      allow("solana transfers", `activity.kind == 'SIGN_TRANSACTION' && wallet_account.address == '${sol}' && solana.tx.transfers.count() >= 1`),
-      allow("typed data of keyform", `activity.kind == 'SIGN_RAW_PAYLOAD' && wallet_account.address == '${eth}' && eth.eip_712.domain.name == 'Keyform'`),
+      allow("solana transfers", on("SIGN_TRANSACTION", solWallet, sol, "solana.tx.transfers.count() >= 1")),
+      allow("typed data of keyform", on("SIGN_RAW_PAYLOAD", ethWallet, eth, "eth.eip_712.domain.name == 'Keyform'")),
     ];
     const changes = await checkRows(before, after);
     const kinds = (c: AccessChange) => c.kinds.join();
