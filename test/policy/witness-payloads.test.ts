@@ -11,7 +11,8 @@ import { base58 } from "@scure/base";
 import { Message, PublicKey } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import { serializeTransaction, type Hex, type TransactionSerializable } from "viem";
-import { simulateVotes, type PolicyRecord } from "../../sdk/policy";
+import { activityKind, simulateVotes, type PolicyRecord } from "../../sdk/policy";
+import { latestTypeOf } from "../../sdk/policy/catalog";
 import { diffPolicies } from "../../sdk/policy/smt/diff";
 import { payloadKeywords } from "../../sdk/policy/transactions";
 import { encodeEthereumTransaction, encodeSolanaMessage } from "../../sdk/policy/transactions/encode";
@@ -123,7 +124,8 @@ describe("diff witnesses of signing activities", () => {
           if (w.type.includes("SIGN_RAW_PAYLOAD")) expect(typeof parameters.payload).toBe("string");
           // The signer's address is not in the transaction: it is the account signed with.
           const from = (keywords.eth?.tx?.from as string | undefined) ?? "";
-          const decoded = payloadKeywords(w.type, parameters, from);
+          // An older version's payload reads as the current version's (the same parameters).
+          const decoded = payloadKeywords(latestTypeOf(activityKind(w.type))!.type, parameters, from);
           const shown = Object.fromEntries(CHAINS.filter((c) => keywords[c] !== undefined).map((c) => [c, keywords[c]]));
           expect(shown, JSON.stringify(parameters)).toEqual(decoded);
           // Signed with a wallet account, the sender is its address (with a private key, its id names it).
@@ -141,6 +143,15 @@ describe("diff witnesses of signing activities", () => {
     expect(diff.changes.some((c) => c.kinds.includes("ETH_SEND_TRANSACTION"))).toBe(false);
     expect(diff.proved).toBe(false);
     expect(diff.notProved.map((n) => n.reason).join()).toMatch(/changes on ETH_SEND_TRANSACTION did not replay with a request keyform can build/);
+  }, 120_000);
+
+  it("a change on the older version of sign_transaction alone has a witness of that version, carrying a real transaction", async () => {
+    const older = `eth.tx.to == '${A}' && activity.type != 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2'`;
+    const diff = await diffPolicies([], [allow("p", older)], { users: USERS });
+    const row = diff.changes.find((c) => c.witness.type === "ACTIVITY_TYPE_SIGN_TRANSACTION")!;
+    expect(row).toBeDefined();
+    expect((row.witness.keywords as { eth: { tx: { to: string } } }).eth.tx.to).toBe(A);
+    expect(decodeEthereumTransaction((row.witness.parameters as { unsignedTransaction: string }).unsignedTransaction).to).toBe(A);
   }, 120_000);
 
   it("a value no transaction carries gives no row: a `to` that is not an address, a type the decoder does not read", async () => {

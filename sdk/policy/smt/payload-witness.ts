@@ -21,7 +21,7 @@ export type { PayloadSpace, PayloadWitness } from "./payload-values";
 
 const SIGN_TRANSACTION = new Set(["ACTIVITY_TYPE_SIGN_TRANSACTION", "ACTIVITY_TYPE_SIGN_TRANSACTION_V2"]);
 const SIGN_RAW_PAYLOAD = new Set(["ACTIVITY_TYPE_SIGN_RAW_PAYLOAD", "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", "ACTIVITY_TYPE_SIGN_RAW_PAYLOADS"]);
-/** Older versions the emulator decodes as their current one (the same parameters). */
+/** Older versions: the same parameters and payloads as the current one, read by the same decoder. */
 const CURRENT: Readonly<Record<string, string>> = {
   ACTIVITY_TYPE_SIGN_TRANSACTION: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
   ACTIVITY_TYPE_SIGN_RAW_PAYLOAD: "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
@@ -62,8 +62,9 @@ export function withPayload(witness: PayloadWitness, space: PayloadSpace): Paylo
   const fresh = new Fresh(space);
   const parameters = { ...witness.parameters };
   const keywords = { ...witness.keywords };
-  // The emulator decodes the current version: an older one stands for it (no policy here tells them apart unless the replay says so).
-  const type = CURRENT[witness.type] ?? witness.type;
+  // An older version keeps its type (a policy may tell them apart); its payload reads as the current version's.
+  const type = witness.type;
+  const decodedAs = CURRENT[type] ?? type;
   let from = "";
   let signer: string | undefined;
   if (SIGN_TRANSACTION.has(type)) {
@@ -104,6 +105,6 @@ export function withPayload(witness: PayloadWitness, space: PayloadSpace): Paylo
   // A payload a policy reads as a parameter keeps the model's value (the service decodes that one).
   for (const field of ["unsignedTransaction", "payload", "payloads"]) if (space.chosen.has(field)) parameters[field] = witness.parameters[field];
   for (const root of CHAIN_ROOTS) delete keywords[root];
-  Object.assign(keywords, payloadKeywords(type, parameters, from));
+  Object.assign(keywords, payloadKeywords(decodedAs, parameters, from));
   return { type, parameters, keywords };
 }
