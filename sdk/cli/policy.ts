@@ -36,7 +36,7 @@ import { checkKeywordValues } from "../policy/keyword-values";
 import { diffPolicies, type AccessDiff, type DiffUser } from "../policy/smt/diff";
 import { formatAccessDiffText } from "../policy/smt/report";
 import { BREAK_GLASS_KINDS, canQuery, lockoutCheck, policyFindings, type Principal } from "../policy/smt/properties";
-import { breakGlassVerdict } from "../policy/smt/consistency";
+import { breakGlassVerdict, proveContradictions } from "../policy/smt/consistency";
 import { activityCatalog } from "../policy/catalog";
 
 /** The activity kinds of the service's catalog. */
@@ -253,13 +253,10 @@ export async function runDiff(
   const [beforePolicies, afterPolicies] = [await policiesOf(before, live), await policiesOf(after, live)];
   let users: DiffUser[] | undefined;
   if (options.users !== undefined) users = usersFromFile(options.users);
-  else if (before === LIVE || after === LIVE || options.data !== undefined) {
-    const roots = await rootUserIds(live());
-    users = (await live().listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName, root: roots.has(u.userId) }));
-  }
+  else if (before === LIVE || after === LIVE || options.data !== undefined) users = await organizationUsers(live());
   const names = before === LIVE || after === LIVE || options.data !== undefined ? await organizationNames(live()) : {};
   const diff: AccessDiff = await diffPolicies(beforePolicies, afterPolicies, { ...(users ? { users } : {}), names });
-  io.out(options.json ? `${JSON.stringify(diff, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2)}\n` : formatAccessDiffText(diff));
+  io.out(options.json ? jsonText(diff) : formatAccessDiffText(diff));
   if (options.breakGlass !== undefined) {
     const tag = options.breakGlass;
     const lockout = await lockoutCheck(beforePolicies, afterPolicies, tag, BREAK_GLASS_KINDS, users);
@@ -316,11 +313,27 @@ async function rootUserIds(client: KeyformClient): Promise<Set<string>> {
   }
 }
 
+/** The organization's users, the root quorum's marked (it bypasses policies: never a principal). */
+async function organizationUsers(client: KeyformClient): Promise<DiffUser[]> {
+  const roots = await rootUserIds(client);
+  return (await client.listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName, root: roots.has(u.userId) }));
+}
+
 /** Users of `--users` or of the organization, for naming a principal. */
-async function usersFor(options: { users?: string; data?: string }): Promise<DiffUser[]> {
+async function usersFor(options: { users?: string; data?: string }, command: string): Promise<DiffUser[]> {
   if (options.users !== undefined) return usersFromFile(options.users);
-  if (options.data !== undefined) return (await serverClient(options.data, "keyform policy can").listUsers()).users.map((u) => ({ id: u.userId, tags: u.userTags, email: u.userEmail ?? "", alias: u.userName }));
+  if (options.data !== undefined) return organizationUsers(serverClient(options.data, command));
   return [];
+}
+
+/** JSON text of a result whose witnesses may hold integers beyond a double (decoded transaction values): those as decimal strings. */
+function jsonText(value: unknown): string {
+  return `${JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2)}\n`;
+}
+
+/** The principals line of a report: the organization's users, or symbolic ones. */
+function principalsLine(users: readonly DiffUser[]): string {
+  return users.length > 0 ? `principals: the organization's ${users.filter((u) => !u.root).length} users, with their own tags\n` : "principals: symbolic (any user with any tags as approvers; give --users or --data to use the organization's)\n";
 }
 
 /** Runs `policy can <user|tag:ID> <kind> [target]`; exit 0 when allowed (alone or with approvers), 1 when proved not, 2 when not proved. */
@@ -332,7 +345,7 @@ export async function runCan(
   io: Output = stdio,
 ): Promise<number> {
   const policies = options.policies !== undefined ? declaredPolicies(readJson(options.policies), options.policies) : await policiesOf(LIVE, () => serverClient(options.data, "keyform policy can"));
-  const users = await usersFor(options);
+  const users = await usersFor(options, "keyform policy can");
   let principal: Principal;
   if (who.startsWith("tag:")) principal = { tag: who.slice(4) };
   else {
@@ -344,24 +357,39 @@ export async function runCan(
   if (!activityCatalogKinds().has(kindName)) throw new InvalidArgumentError(`<kind>: ${JSON.stringify(kind)} is not an activity kind of the service's catalog`);
   // The organization's users, when known, are the principals (the user's own tags; approvers are its users).
   const result = await canQuery(policies, principal, kindName, target, users.length > 0 ? users : undefined);
-  if (options.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
+  if (options.json) io.out(jsonText(result));
   else {
     for (const a of result.answers) {
       const verdict = a.allowed ? "yes" : a.proved ? "no (proved)" : "no witness found, not proved";
       io.out(`${a.how}: ${verdict}${a.witness && a.allowed ? `\n  witness: ${describeWitness({ witness: a.witness } as never)}` : ""}\n`);
     }
     for (const n of result.notProved) io.out(`not proved: ${n.clause}: ${n.reason}\n`);
-    io.out(users.length > 0 ? `principals: the organization's ${users.filter((u) => !u.root).length} users, with their own tags\n` : "principals: symbolic (any user with any tags as approvers; give --users or --data to use the organization's)\n");
+    io.out(principalsLine(users));
   }
   if (result.answers.some((a) => a.allowed)) return 0;
   return result.answers.every((a) => a.proved) ? 1 : 2;
 }
 
-/** Runs `policy prove <file>`: per policy, may it error, is it redundant, does a DENY block nothing. */
-export async function runProve(file: string, options: { json?: boolean }, io: Output = stdio): Promise<number> {
-  const policies = declaredPolicies(readJson(file), file);
-  const { findings, notProved } = await policyFindings(policies);
-  if (options.json) io.out(`${JSON.stringify({ findings, notProved }, null, 2)}\n`);
+/**
+ * Runs `policy prove <file|live>`: per policy, may it error, is it redundant, does a DENY block
+ * nothing; over the organization's users when they are known (`--users`, `--data`, or the live
+ * organization's). Exit 0, or 3 when the run contradicts itself (a finding that `simulate` or
+ * `can` disagrees with): then no finding is printed.
+ */
+export async function runProve(file: string, options: { json?: boolean; users?: string; data?: string }, io: Output = stdio): Promise<number> {
+  let client: KeyformClient | undefined;
+  const live = () => (client ??= serverClient(options.data, "keyform policy prove"));
+  const policies = await policiesOf(file, live);
+  const users = options.users !== undefined ? usersFromFile(options.users) : file === LIVE || options.data !== undefined ? await organizationUsers(live()) : [];
+  const principals = users.length > 0 ? users : undefined;
+  const result = await policyFindings(policies, principals);
+  const contradictions = await proveContradictions(policies, result, principals);
+  if (contradictions.length > 0) {
+    io.err(`internal contradiction, no verdict: ${contradictions.join("; ")}\n`);
+    return 3;
+  }
+  const { findings, notProved } = result;
+  if (options.json) io.out(jsonText({ findings, notProved, symbolic: principals === undefined }));
   else {
     for (const f of findings) {
       const witness = f.witness ? `; e.g. ${describeWitness({ witness: f.witness } as never)}` : "";
@@ -369,6 +397,7 @@ export async function runProve(file: string, options: { json?: boolean }, io: Ou
       io.out(`${JSON.stringify(f.policyName)}: ${f.property}${kinds}${f.proved ? "" : " (not proved)"}${witness}\n`);
     }
     for (const n of notProved) io.out(`not proved: ${n.clause}: ${n.reason}\n`);
+    io.out(principalsLine(users));
   }
   return 0;
 }
@@ -437,10 +466,12 @@ export function policyCommand(): Command {
 
   policy
     .command("prove")
-    .description("per policy: may it error (with a witness), is an ALLOW redundant, does a DENY block nothing")
-    .argument("<file>", "policies as JSON (list, {policies}, or a pulumi stack export)")
+    .description("per policy: may it error (with a witness), is an ALLOW redundant, does a DENY block nothing; exit 3 when the run contradicts itself")
+    .argument("<file>", `policies as JSON (list, {policies}, or a pulumi stack export) or '${LIVE}' (the organization's current policies)`)
+    .option("--data <dir>", `the organization of '${LIVE}' and its users: a running emulator's data directory; default: the KEYFORM_* settings`)
+    .option("--users <file>", "users as JSON ({id, tags, email, alias} each); default: the organization's users when it is read, else symbolic users")
     .option("--json", "print the findings as JSON")
-    .action(async (file: string, options: { json?: boolean }) => {
+    .action(async (file: string, options: Parameters<typeof runProve>[1]) => {
       process.exitCode = await runProve(file, options);
     });
   return policy;

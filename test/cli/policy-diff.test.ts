@@ -38,7 +38,7 @@ describe("keyform policy diff", () => {
     // The organization's users are the principals, shown by name (ids in the JSON).
     expect(shown.stdout).toMatch(/GAINS ops · SIGN_TRANSACTION · alone · wallet w-cold · OUTCOME_DENY_IMPLICIT → OUTCOME_ALLOW/);
     expect(shown.stdout).toMatch(/GAINS ops, u-dev · SIGN_TRANSACTION · with approvers · wallet w-cold/);
-    expect(shown.stdout).toMatch(/witness: SIGN_TRANSACTION_V2; approved by .*params \{"signWith":"[^"]+","unsignedTransaction":"0x00","type":"TRANSACTION_TYPE_ETHEREUM"\}; wallet.id = 'w-cold'/);
+    expect(shown.stdout).toMatch(/witness: SIGN_TRANSACTION_V2; approved by .*params \{"signWith":"0x[0-9a-f]{40}","unsignedTransaction":"02[0-9a-f]+","type":"TRANSACTION_TYPE_ETHEREUM"\}; wallet.id = 'w-cold'.*eth.tx.type = 'TYPE_2'/);
     expect(shown.stdout).toMatch(/no other change: proved/);
     const gate = await keyform("policy", "diff", before, after, "--users", users, "--no-new-access");
     expect(gate.code).toBe(1);
@@ -97,6 +97,31 @@ describe("keyform policy diff", () => {
     expect(madeUp.stderr).toMatch(/<kind>: "DELETE_POLICIES_NEXT" is not an activity kind of the service's catalog/);
   });
 
+  it("prove over --users: witnesses name the organization's users with their own tags; without users the report says the principals are symbolic", async () => {
+    const policies = write("prove.json", [
+      { policyName: "ops sign", effect: "EFFECT_ALLOW", condition: "activity.kind == 'SIGN_TRANSACTION' && eth.tx.value < 100", consensus: "approvers.any(u, u.tags.contains('tag-ops'))" },
+      { policyName: "raw hex", effect: "EFFECT_ALLOW", condition: "activity.params.encoding == 'PAYLOAD_ENCODING_HEXADECIMAL'", consensus: "approvers.any(u, u.tags.contains('tag-ops'))" },
+      { policyName: "ops sign again", effect: "EFFECT_ALLOW", condition: "activity.kind == 'SIGN_TRANSACTION' && eth.tx.value < 100", consensus: "approvers.any(u, u.tags.contains('tag-ops'))" },
+    ]);
+    const users = write("prove-users.json", { users: [{ userId: "u-ops", userTags: ["tag-ops"], userName: "ops" }, { id: "u-dev", tags: [], alias: "dev" }] });
+    const shown = await keyform("policy", "prove", policies, "--users", users);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/"raw hex": may-error on \d+ kinds/);
+    expect(shown.stdout).toMatch(/"ops sign again": redundant/);
+    expect(shown.stdout).toMatch(/principals: the organization's 2 users, with their own tags/);
+    const json = await keyform("policy", "prove", policies, "--users", users, "--json");
+    expect(json.code).toBe(0);
+    const result = JSON.parse(json.stdout) as { symbolic: boolean; findings: { witness?: { approvers: { id: string; tags: string[] }[] } }[] };
+    expect(result.symbolic).toBe(false);
+    const approvers = result.findings.flatMap((f) => f.witness?.approvers ?? []);
+    expect(approvers.length).toBeGreaterThan(0);
+    const tags: Record<string, string[]> = { "u-ops": ["tag-ops"], "u-dev": [] };
+    for (const a of approvers) expect(a.tags).toEqual(tags[a.id]);
+    const symbolic = await keyform("policy", "prove", policies);
+    expect(symbolic.code).toBe(0);
+    expect(symbolic.stdout).toMatch(/principals: symbolic/);
+  });
+
   it("a bad file is a clear error naming the entry", async () => {
     const result = await keyform("policy", "diff", write("bad.json", [{ policyName: "x", effect: "ALLOW" }]), write("ok.json", []));
     expect(result.code).not.toBe(0);
@@ -129,6 +154,16 @@ describe("keyform policy diff", () => {
       const same = await keyform("policy", "diff", "live", "live", "--data", t.dataDir, "--no-new-access");
       expect(same.code).toBe(0);
       expect(same.stdout).toMatch(/^no access changes/);
+    });
+
+    it("prove live: the organization's policies, over its real users", async () => {
+      const result = await keyform("policy", "prove", "live", "--data", t.dataDir, "--json");
+      expect(result.code).toBe(0);
+      const proved = JSON.parse(result.stdout) as { symbolic: boolean; findings: { policyName: string; property: string }[] };
+      expect(proved.symbolic).toBe(false);
+      expect(proved.findings).toContainEqual(expect.objectContaining({ policyName: "bot tags", property: "never-errors" }));
+      const text = await keyform("policy", "prove", "live", "--data", t.dataDir);
+      expect(text.stdout).toMatch(/principals: the organization's 1 users, with their own tags/);
     });
 
     it("names the organization's wallets and tags in the table, not their ids", async () => {

@@ -18,6 +18,10 @@ import { seededRandom } from "../support/seeded-random";
 
 const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
 
+/** Two recipients: 20-byte addresses, as a transaction's `to` always is (a shorter string no transaction carries). */
+const TO_A = `0x${"aa".repeat(20)}`;
+const TO_B = `0x${"bb".repeat(20)}`;
+
 const CONDITION_ATOMS = [
   "activity.resource == 'WALLET'",
   "'WALLET' == activity.resource",
@@ -38,7 +42,7 @@ const CONDITION_ATOMS = [
   "eth.tx.value == 0",
   "eth.tx.value <= 1",
   "1 > eth.tx.value",
-  "eth.tx.to == '0xaa'",
+  `eth.tx.to == '${TO_A}'`,
   "activity.params.user_ids.count() >= 1",
   "activity.params.user_ids.count() == 0",
   "activity.params.user_ids.count() < 1",
@@ -163,7 +167,7 @@ function requests(): Omit<SimulatedActivity, "approvers">[] {
       { private_key: { id: "pk-1", tags: [], imported: false, exported: false, label: "" } },
     ];
     const txs: (Record<string, unknown> | undefined)[] = [undefined];
-    for (const value of [0, 1, 2]) for (const to of ["0xaa", "0xbb"]) txs.push({ tx: { value, to } });
+    for (const value of [0, 1, 2]) for (const to of [TO_A, TO_B]) txs.push({ tx: { value, to } });
     for (const target of targets) for (const eth of txs) out.push({ type, parameters: { signWith: "x", unsignedTransaction: "0x00", type: "TRANSACTION_TYPE_ETHEREUM" }, keywords: { ...target, ...(eth ? { eth } : {}) } });
   };
   signing("ACTIVITY_TYPE_SIGN_TRANSACTION_V2");
@@ -217,7 +221,7 @@ export function exhaustiveDifference(before: readonly PolicyRecord[], after: rea
   const relevant = (a: SimulatedActivity) => {
     const k = (a.keywords ?? {}) as { wallet?: { id: string }; private_key?: unknown; eth?: { tx: { value: number; to: string } } };
     if (!reads("time") && a.now !== NOWS[0]) return false;
-    if (!reads("eth") && k.eth && !(k.eth.tx.value === 0 && k.eth.tx.to === "0xaa")) return false;
+    if (!reads("eth") && k.eth && !(k.eth.tx.value === 0 && k.eth.tx.to === TO_A)) return false;
     if (!reads("wallet") && k.wallet && k.wallet.id !== "w-1") return false;
     return true;
   };

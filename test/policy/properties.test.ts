@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { activityCatalog, simulate, type PolicyRecord } from "../../sdk/policy";
 import { canQuery, lockoutCheck, policyFindings } from "../../sdk/policy/smt/properties";
+import { proveContradictions } from "../../sdk/policy/smt/consistency";
 
 const allow = (policyId: string, condition: string, consensus = ""): PolicyRecord => ({ policyId, policyName: policyId, effect: "EFFECT_ALLOW", condition, consensus });
 const deny = (policyId: string, condition: string, consensus = ""): PolicyRecord => ({ policyId, policyName: policyId, effect: "EFFECT_DENY", condition, consensus });
@@ -60,6 +61,48 @@ describe("policy properties", () => {
     expect(simulate([set[3]!], errs.witness!).evaluations[0]!.outcome).toBe("OUTCOME_ERROR");
     expect(findings.some((f) => f.policyId === "dup" && f.property === "redundant")).toBe(true);
     expect(findings.some((f) => f.policyId === "policies" && f.property === "redundant")).toBe(false);
+  });
+
+  it("findings over the organization's users: every witness names its users with their own tags, and the run agrees with simulate and can", async () => {
+    const users = [
+      { id: "u-ann", tags: ["tag-sec", "tag-ops"], alias: "ann" },
+      { id: "u-ben", tags: ["tag-sec"], alias: "ben" },
+      { id: "u-cy", tags: [], alias: "cy" },
+      { id: "u-root", tags: ["tag-sec"], alias: "root", root: true },
+    ];
+    const set = [...policies, allow("dup", "activity.kind == 'SIGN_TRANSACTION' && wallet.id == 'w-1'", "approvers.any(u, u.tags.contains('tag-ops'))"), deny("no-raw", "activity.kind == 'CREATE_WALLET' && activity.params.hash_function == 'X'")];
+    const result = await policyFindings(set, users);
+    const members = new Map(users.filter((u) => !u.root).map((u) => [u.id, u]));
+    const witnesses = [...result.findings.flatMap((f) => (f.witness ? [f.witness] : [])), ...result.matters.map((m) => m.witness)];
+    expect(witnesses.length).toBeGreaterThan(2);
+    for (const w of witnesses) {
+      for (const a of w.approvers ?? []) expect([...(a.tags ?? [])].sort()).toEqual([...(members.get(a.id)?.tags ?? ["(not a user)"])].sort());
+    }
+    // The ALLOWs that matter show it with a request of the organization's users.
+    expect(result.matters.map((m) => m.policyId)).toContain("policies");
+    // Each of two identical ALLOWs is redundant (the other stays).
+    expect(result.findings.filter((f) => f.property === "redundant").map((f) => f.policyId).sort()).toEqual(["dup", "sign-w1"]);
+    expect(await proveContradictions(set, result, users)).toEqual([]);
+  });
+
+  it("a run that contradicts itself is caught: a finding simulate or can disagrees with", async () => {
+    const users = [
+      { id: "u-ann", tags: ["tag-ops"], alias: "ann" },
+      { id: "u-cy", tags: [], alias: "cy" },
+    ];
+    const result = await policyFindings(policies, users);
+    const signs = result.matters.find((m) => m.policyId === "sign-w1")!;
+    expect(signs).toBeDefined();
+    // Claimed redundant while a request of the run needs it; claimed never erring while its witness errs.
+    const redundant = { ...result, findings: [...result.findings, { policyId: "sign-w1", policyName: "sign-w1", property: "redundant" as const, proved: true }] };
+    expect((await proveContradictions(policies, redundant, users)).join()).toMatch(/"sign-w1" is proved redundant, but removing it changes simulate's decision/);
+    const erring = deny("erring", "activity.params.hash_function == 'X'");
+    const withErring = await policyFindings([...policies, erring], users);
+    const flipped = { ...withErring, findings: withErring.findings.map((f) => (f.policyId === "erring" && f.property === "may-error" ? { ...f, property: "never-errors" as const, proved: true } : f)) };
+    expect((await proveContradictions([...policies, erring], flipped, users)).join()).toMatch(/"erring" is proved never to error, but errors in simulate/);
+    // A witness that gives a user a tag the organization does not give them: allowed in simulate, while `can` proves cy unable alone.
+    const byCy = { ...result, matters: [{ policyId: "sign-w1", witness: { ...signs.witness, approvers: [{ id: "u-cy", tags: ["tag-ops"], email: "", alias: "cy" }] } }] };
+    expect((await proveContradictions(policies, byCy, users)).join()).toMatch(/by u-cy is allowed alone in simulate .*, but can proves u-cy unable to run SIGN_TRANSACTION alone/);
   });
 
   it("may-error lists every activity kind where the policy errors, complete and each replayed", async () => {

@@ -36,6 +36,8 @@ import { witnessOf } from "./model-witness";
 import { newSolver, solverStarting, withSolver, z3Context } from "./runtime";
 import { nameOf, profilesOf, UserLabels } from "./labels";
 import { witnessProblem } from "./witness";
+import { payloadOutOfReach } from "./payload-witness";
+import { activityKind } from "../activity";
 
 export { solverMemory, withSolver, z3Context } from "./runtime";
 
@@ -387,6 +389,7 @@ async function searchChanges(
   const maxChanges = options.maxChanges ?? 500;
   let truncated = false;
   let replayFailures = 0;
+  const outOfReach = new Set<string>();
   let unnamedSubmitters = 0;
   const invalid = new Set<string>();
   // A witness replays as the service decides it: submitted by its first approver, the others voting in turn.
@@ -508,7 +511,8 @@ async function searchChanges(
         else truncated = true;
         const problem = witnessProblem(witness);
         if (problem !== undefined) invalid.add(problem);
-        if (!first.confirmed) replayFailures++;
+        if (!first.confirmed && payloadOutOfReach(witness.type)) outOfReach.add(activityKind(witness.type));
+        else if (!first.confirmed) replayFailures++;
         // A row is a request a client could submit, decided as claimed: anything else is "not proved".
         if (!first.confirmed || problem !== undefined || repeats) {
           // No row was added: the search goes on if the limit had stopped it.
@@ -560,6 +564,7 @@ async function searchChanges(
     addNotProved(notProved, proof.notProved);
   }
   if (replayFailures > 0) notProved.push({ clause: "(witnesses)", reason: `${replayFailures} change${replayFailures === 1 ? "" : "s"} found by the solver did not replay as the service decides (submission, then votes in turn): not reported, and the diff is not proved` });
+  if (outOfReach.size > 0) notProved.push({ clause: "(witnesses)", reason: `changes on ${[...outOfReach].sort().join(", ")} did not replay with a request keyform can build (the chain keywords they may need come from a payload whose request fields are not documented, or that the emulator does not decode): not reported, and the diff is not proved` });
   if (unnamedSubmitters > 0) notProved.push({ clause: "(witnesses)", reason: `${unnamedSubmitters} change${unnamedSubmitters === 1 ? "" : "s"} found by the solver showed for its submitter only in an order of votes the row does not list: that submitter's search was not completed, and the diff is not proved` });
   for (const problem of invalid) notProved.push({ clause: "(witnesses)", reason: `a witness is not a request a client could submit: ${problem}` });
   const namedIds = collectLiterals([...before, ...after]).userIds.size;

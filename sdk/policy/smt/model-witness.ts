@@ -7,6 +7,7 @@
 import type { SimulatedActivity, SimulatedUser } from "../simulate";
 import { payloadOf, RESERVED_CODE, type RequestSpace } from "./encode";
 import type { ModelValues } from "./model-values";
+import { withPayload } from "./payload-witness";
 import { camelCaseKey, requiredParameters } from "./witness";
 
 /** Sets `path` (`eth.tx.contract_call_args['wad']`) in a nested object. */
@@ -105,12 +106,17 @@ export function witnessOf(space: RequestSpace, values: ModelValues, defaultNow: 
   };
   let now = Math.floor(defaultNow / 1000) * 1000;
   const sampled = requiredParameters(slot.type);
+  // Chain fields whose read errors in the model (the payload must not carry them), and the payloads read at all.
+  const absent = new Set<string>();
+  const payloadsRead = new Set<string>();
   for (const [key, variable] of space.variables()) {
     const match = /^(i|b):(str:|count:)?(.*)$/s.exec(key);
     if (!match) continue;
     const path = match[3]!;
     if (/^(has|err|opaque|opaque-err|sorterr:[a-z]+|notlist|notlist-err|substr|mem|tag):/.test(path)) continue;
     const [root, ...rest] = segmentsOf(path);
+    const payload = payloadOf(path);
+    if (payload !== undefined) payloadsRead.add(payload);
     const value = read(variable);
     let converted: unknown;
     if (match[1] === "b") converted = value === "true";
@@ -134,7 +140,10 @@ export function witnessOf(space: RequestSpace, values: ModelValues, defaultNow: 
     if (match[2] !== "count:" && flag(`sorterr:${sort}:${path}`)) {
       converted = sort === "int" ? "not-a-number" : sort === "string" ? { not: "a string" } : "not-a-bool";
     }
-    if (flag(`err:${path}`)) continue;
+    if (flag(`err:${path}`)) {
+      if (payload !== undefined) absent.add(path);
+      continue;
+    }
     if (root === "activity" && rest[0] === "params") {
       const field = rest[1]!;
       const present = slot.params?.[field] === true || ((slot.params === undefined || slot.params[field] === false) && flag(`has:activity.params.${field}`));
@@ -149,6 +158,7 @@ export function witnessOf(space: RequestSpace, values: ModelValues, defaultNow: 
     if (!match || space.variables().has(`i:count:${match[1]}`)) continue;
     const path = match[1]!;
     const [root, ...rest] = segmentsOf(path);
+    if (payloadOf(path) !== undefined) payloadsRead.add(payloadOf(path)!);
     const value = listOf(space, values, path, 0);
     if (root === "activity" && rest[0] === "params") {
       const field = rest[1]!;
@@ -183,7 +193,10 @@ export function witnessOf(space: RequestSpace, values: ModelValues, defaultNow: 
     if (wire !== field) delete parameters[field];
     parameters[wire] = value;
   }
-  return { type: slot.type, parameters, approvers: ordered, keywords, now: new Date(now).toISOString() };
+  // A signing request carries a real transaction or payload; its chain keywords are what the service reads from it.
+  const chosen = new Set(Object.keys(params).map(camelCaseKey));
+  const signing = withPayload({ type: slot.type, parameters, keywords }, { isLiteral: (t) => space.isLiteral(t), absent, read: payloadsRead, chosen });
+  return { type: signing.type, parameters: signing.parameters, approvers: ordered, keywords: signing.keywords, now: new Date(now).toISOString() };
 }
 
 function sortOf(match: RegExpExecArray): string {

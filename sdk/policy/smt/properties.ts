@@ -148,29 +148,44 @@ export interface PolicyFinding {
  * same policies may apply to (a policy that cannot apply to a type neither errors there nor
  * takes part in its decisions), so each check is small.
  */
-export function policyFindings(policies: readonly PolicyRecord[]): Promise<{ findings: PolicyFinding[]; notProved: readonly OpaqueClause[] }> {
-  return withSolver(() => findingsOf(policies));
+export function policyFindings(policies: readonly PolicyRecord[], users?: readonly DiffUser[]): Promise<PolicyFindings> {
+  return withSolver(() => findingsOf(policies, users));
 }
 
-async function findingsOf(policies: readonly PolicyRecord[]): Promise<{ findings: PolicyFinding[]; notProved: readonly OpaqueClause[] }> {
+/** The result of {@link policyFindings}. */
+export interface PolicyFindings {
+  readonly findings: PolicyFinding[];
+  readonly notProved: readonly OpaqueClause[];
+  /**
+   * Requests of the run that show a policy matters (an ALLOW without which the request is not
+   * allowed, a DENY without which it is), each replayed as the service decides it: what the
+   * run's other verdicts are checked against.
+   */
+  readonly matters: readonly { readonly policyId: string; readonly witness: SimulatedActivity }[];
+}
+
+async function findingsOf(policies: readonly PolicyRecord[], users?: readonly DiffUser[]): Promise<PolicyFindings> {
   const { groups, typeCount } = relevanceGroups([policies]);
   const notProved: OpaqueClause[] = [];
+  const matters: { policyId: string; witness: SimulatedActivity }[] = [];
   const state = policies.map(() => ({ kinds: new Set<string>(), unconfirmed: new Set<string>(), witness: undefined as SimulatedActivity | undefined, errUndecided: false, changes: false, changesUndecided: false }));
   for (const group of groups) {
     const relevant = group.policySets[0]!;
     if (relevant.length === 0) continue;
-    const proof = await buildProof([relevant], {}, { classes: classesAmong(group.types, relevant), typeCount });
+    // With the organization's users, they alone submit and approve: every witness names them, with their own tags.
+    const proof = await buildProof([relevant], users !== undefined ? { users } : {}, { classes: classesAmong(group.types, relevant), typeCount });
     const { z, space } = proof;
     const formulas = proof.policyFormulas(relevant);
     const all = proof.decision(relevant);
     const without = relevant.map((_, i) => proof.decision(relevant.filter((__, k) => k !== i)));
-    const wellFormed = proof.wellFormed();
+    const wellFormed = z.And(proof.wellFormed(), users !== undefined ? space.insiders() : z.Bool.val(true));
     const check = async (...parts: Z3Bool[]) => {
       const one = newSolver(z);
       one.add(wellFormed, ...parts);
       const verdict = await one.check();
+      const witness = verdict === "sat" ? readWitness(proof, one.model()) : undefined;
       one.release();
-      return verdict;
+      return { verdict, witness };
     };
     for (const [i, f] of formulas.entries()) {
       const at = state[policies.indexOf(f.policy)]!;
@@ -194,9 +209,14 @@ async function findingsOf(policies: readonly PolicyRecord[]): Promise<{ findings
       }
       solver.release();
       // An ALLOW matters where removing it changes a decision; a DENY where it applies to a request allowed without it.
-      const matters = f.policy.effect === "EFFECT_ALLOW" ? await check(all, z.Not(without[i]!)) : await check(f.applies, without[i]!);
-      if (matters === "sat") at.changes = true;
-      if (matters === "unknown") at.changesUndecided = true;
+      const found = f.policy.effect === "EFFECT_ALLOW" ? await check(all, z.Not(without[i]!)) : await check(f.applies, without[i]!);
+      if (found.verdict === "sat") at.changes = true;
+      if (found.verdict === "unknown") at.changesUndecided = true;
+      // The request that shows it, when it replays as the service decides it (submission, then votes in turn).
+      const others = policies.filter((p) => p !== f.policy);
+      if (found.witness && allowedAsService(f.policy.effect === "EFFECT_ALLOW" ? policies : others, found.witness) && !allowedAsService(f.policy.effect === "EFFECT_ALLOW" ? others : policies, found.witness)) {
+        matters.push({ policyId: f.policy.policyId, witness: found.witness });
+      }
     }
     addNotProved(notProved, proof.notProved);
   }
@@ -217,7 +237,21 @@ async function findingsOf(policies: readonly PolicyRecord[]): Promise<{ findings
     } else findings.push({ ...base, property: "never-errors", proved: !at.errUndecided && exact });
     if (!at.changes) findings.push({ ...base, property: policy.effect === "EFFECT_ALLOW" ? "redundant" : "deny-blocks-nothing", proved: !at.changesUndecided && exact });
   });
-  return { findings, notProved };
+  return { findings, notProved, matters };
+}
+
+/** A witness from a solver's model (read at once; the model is released). */
+function readWitness(proof: Proof, model: Parameters<Proof["values"]>[0] & { release(): void }): SimulatedActivity {
+  const witness = proof.witness(proof.values(model));
+  model.release();
+  return witness;
+}
+
+/** Allowed as the service decides it: the first approver submits, the others vote in turn (any of them may vote first after the submitter). */
+function allowedAsService(policies: readonly PolicyRecord[], activity: SimulatedActivity): boolean {
+  const approvers = activity.approvers ?? [];
+  const orders = [approvers, ...approvers.slice(1).map((_, k) => [approvers[0]!, approvers[k + 1]!, ...approvers.slice(1).filter((__, i) => i !== k)])];
+  return orders.some((order) => simulateVotes(policies, { ...activity, approvers: order }).outcome === "OUTCOME_ALLOW");
 }
 
 /** Policy-management activities. */

@@ -29,7 +29,9 @@ function leaves(value: unknown, path: string): string[] {
     return Object.entries(value).flatMap(([key, v]) => leaves(v, path ? `${path}.${key}` : key));
   }
   if (value === "" || value === false || value === undefined) return [];
-  return [`${path} = ${typeof value === "string" ? `'${value}'` : JSON.stringify(value)}`];
+  // Integers decoded from a transaction are bigints: written in decimal.
+  if (typeof value === "bigint") return [`${path} = ${value}`];
+  return [`${path} = ${typeof value === "string" ? `'${value}'` : JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}`];
 }
 
 function rows(diff: AccessDiff): string[][] {
