@@ -33,6 +33,7 @@ import { newSolver } from "../../policy/smt/runtime";
 import type { CheckFailure } from "./check";
 import type { Session } from "./client";
 import { deployingUser, OPT_OUT, rootQuorumToday, type DeployingUser } from "./lockout";
+import { lockoutCensusOf } from "./lockout-census";
 import { nameOfUrn } from "./plan-census";
 import { before } from "./shared-reads";
 import type { Settings } from "./settings";
@@ -95,9 +96,9 @@ interface PlannedPolicy {
   readonly changed: boolean;
 }
 
-/** The census kept for this check, per organization (`ProviderContext.census`). */
+/** The census kept for this check, per organization (`lockout-census.ts`). */
 function censusOf(session: Session) {
-  const { plannedPolicies, neededActivities, plannedQuorums, accessVerdicts } = session.context.census;
+  const { plannedPolicies, neededActivities, plannedQuorums, accessVerdicts } = lockoutCensusOf<AccessVerdict>(session.context);
   const org = session.organizationId;
   const of = <V>(map: Map<string, Map<string, V>>): Map<string, V> => {
     let inner = map.get(org);
