@@ -14,8 +14,10 @@
  * 409 on a unique name ({@link ResourceSpec.findExisting}), or by the activity history
  * ({@link ResourceSpec.createActivity}; when, see `earlier-work.ts`).
  *
- * Each resource describes itself with a {@link ResourceSpec}; {@link makeHandler} turns it
- * into the object the thin provider in state delegates to.
+ * Each resource describes itself with a {@link ResourceSpec} (`resource-spec.ts`);
+ * {@link makeHandler} turns it into the object the thin provider in state delegates to, each
+ * method one stage module of `stages/` (docs/development.md, "Provider runtime"). This module
+ * keeps what binds a handler to its run: the configuration's context and the engine slots.
  */
 import { directContext, ProviderContext, useDirectly } from "./context";
 import { quietHostErrorEcho } from "./engine-log";
