@@ -16,13 +16,7 @@ import { unknownKeysError, verifySettings } from "../verify";
 import { planGuards } from "./guards";
 
 /** The check of `news` (the declared inputs; `olds` those of the previous run); `callerUrn`: the URN when the caller knows it. */
-export async function checkStep<I extends BaseInputs, O extends BaseOutputs, L>(
-  spec: ResourceSpec<I, O, L>,
-  context: ProviderContext,
-  olds: Record<string, unknown>,
-  news: Record<string, unknown>,
-  callerUrn: string | undefined,
-): Promise<dynamic.CheckResult> {
+export async function checkStep<I extends BaseInputs, O extends BaseOutputs, L>(spec: ResourceSpec<I, O, L>, context: ProviderContext, olds: Record<string, unknown>, news: Record<string, unknown>, callerUrn: string | undefined): Promise<dynamic.CheckResult> {
   const inputs = spec.normalize(news);
   const failures = dedupe([
     ...rule(news, "organizationId", (v) => v === undefined || (typeof v === "string" && v.length > 0), "must be a non-empty string"),

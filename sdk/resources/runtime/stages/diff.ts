@@ -10,13 +10,7 @@ import { changedProperties, forcesReplace } from "./compare";
 import { diffGuards, replaceGuards } from "./guards";
 
 /** The diff of the object `id` from `olds` (its outputs) to `news` (the declared inputs). */
-export async function diffStep<I extends BaseInputs, O extends BaseOutputs, L>(
-  spec: ResourceSpec<I, O, L>,
-  context: ProviderContext,
-  id: string,
-  olds: Record<string, unknown>,
-  news: Record<string, unknown>,
-): Promise<HandlerDiffResult> {
+export async function diffStep<I extends BaseInputs, O extends BaseOutputs, L>(spec: ResourceSpec<I, O, L>, context: ProviderContext, id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<HandlerDiffResult> {
   const previous = olds as Partial<O>;
   const next = spec.normalize(news);
   const replaces: string[] = [];

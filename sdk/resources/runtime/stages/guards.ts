@@ -31,13 +31,7 @@ import { openSession } from "./session";
  * The census of the whole plan and the lockout checks, for one checked resource (only with a
  * URN to tell resources apart; without one, in an engine run, the root quorum's lockout alone).
  */
-export async function planGuards<I extends BaseInputs, O extends BaseOutputs, L>(
-  spec: ResourceSpec<I, O, L>,
-  context: ProviderContext,
-  olds: Record<string, unknown>,
-  inputs: Record<string, unknown>,
-  urn: string | undefined,
-): Promise<CheckFailure[]> {
+export async function planGuards<I extends BaseInputs, O extends BaseOutputs, L>(spec: ResourceSpec<I, O, L>, context: ProviderContext, olds: Record<string, unknown>, inputs: Record<string, unknown>, urn: string | undefined): Promise<CheckFailure[]> {
   const settings = context.settings();
   const engineRun = context.engineRun;
   const organizationId = (inputs.organizationId as string | undefined) ?? settings.organizationId;
@@ -76,13 +70,7 @@ export async function planGuards<I extends BaseInputs, O extends BaseOutputs, L>
  * Refuses a diff that would move the object `id` to another organization.
  * @throws {ProviderError} naming both organizations.
  */
-export function diffGuards<I extends BaseInputs, O extends BaseOutputs, L>(
-  spec: ResourceSpec<I, O, L>,
-  context: ProviderContext,
-  id: string,
-  olds: Record<string, unknown>,
-  next: I,
-): void {
+export function diffGuards<I extends BaseInputs, O extends BaseOutputs, L>(spec: ResourceSpec<I, O, L>, context: ProviderContext, id: string, olds: Record<string, unknown>, next: I): void {
   // An object never follows a changed organization: replacing it would delete it where it
   // lives and create it elsewhere, and a mistyped setting would plan exactly that. Fail the
   // plan instead, naming both organizations. (An unknown id is checked again at `up`, when

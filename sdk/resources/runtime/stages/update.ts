@@ -13,13 +13,7 @@ import { readBack } from "./read-back";
 import { openSession } from "./session";
 
 /** The update of the object `id` from `olds` (its outputs) to `news` (the declared inputs). */
-export async function updateStep<I extends BaseInputs, O extends BaseOutputs, L>(
-  spec: ResourceSpec<I, O, L>,
-  context: ProviderContext,
-  id: string,
-  olds: Record<string, unknown>,
-  news: Record<string, unknown>,
-): Promise<dynamic.UpdateResult> {
+export async function updateStep<I extends BaseInputs, O extends BaseOutputs, L>(spec: ResourceSpec<I, O, L>, context: ProviderContext, id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<dynamic.UpdateResult> {
   const previous = olds as Partial<O>;
   const inputs = spec.normalize(news);
   const what = `${spec.kind} ${spec.label(inputs)}: update`;
