@@ -36,20 +36,20 @@ export async function planGuards<I extends BaseInputs, O extends BaseOutputs, L>
   const engineRun = context.engineRun;
   const organizationId = (inputs.organizationId as string | undefined) ?? settings.organizationId;
   if (organizationId === undefined || isUnknown(organizationId)) return [];
-  const what = `${spec.kind} ${spec.label(inputs as unknown as I)}: check`;
+  const what = () => `${spec.kind} ${spec.label(inputs as unknown as I)}: check`;
   if (urn === undefined) {
     if (engineRun === undefined) return [];
     try {
-      return await lockoutFailures(spec.kind, openSession(context, settings, organizationId, what), inputs, settings);
+      return await lockoutFailures(spec.kind, openSession(context, settings, organizationId, what()), inputs, settings);
     } catch (error) {
-      throw explain(error, what);
+      throw explain(error, what());
     }
   }
   const planned = { kind: spec.kind, urn, organizationId, inputs, olds: olds ?? {} };
   const duplicates = duplicateFailures(context, planned);
   if (duplicates.length > 0 || engineRun === undefined) return duplicates;
   try {
-    const s = openSession(context, settings, organizationId, what);
+    const s = openSession(context, settings, organizationId, what());
     // What this resource's step submits, for the policies the plan leaves (policy-lockout.ts).
     const hasOlds = Object.keys(olds ?? {}).length > 0;
     const changed = hasOlds ? changedProperties(spec, olds as Partial<O>, inputs as unknown as I) : [];
@@ -62,7 +62,7 @@ export async function planGuards<I extends BaseInputs, O extends BaseOutputs, L>
       ...(await deployerAccessFailures(s, { kind: spec.kind, name: nameOfUrn(urn), urn, inputs, olds: olds ?? {}, changed: access.changed, property: access.property }, settings)),
     ];
   } catch (error) {
-    throw explain(error, what);
+    throw explain(error, what());
   }
 }
 
