@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { ADOPTED_HOW, adoptionMessage, adoptionOf, type AdoptionEvent } from "../../sdk/resources/runtime/adoption";
 import { FixableError, ProviderError } from "../../sdk/resources/runtime/errors";
-import { DiffersFromDeclaredError, NotOwnedError } from "../../sdk/resources/runtime/object-errors";
+import { DiffersFromDeclaredError, HeldByAnotherResourceError, ImportNotFoundError, NotOwnedError } from "../../sdk/resources/runtime/object-errors";
 
 describe("adoption events", () => {
   const events: AdoptionEvent[] = [
@@ -30,11 +30,25 @@ describe("adoption events", () => {
 });
 
 describe("errors about an existing object", () => {
+  it("carry no `id` or `properties`: the dynamic-provider host would record such an error's id in state as this resource's", () => {
+    const errors = [
+      new NotOwnedError("UserTag ops: create", "UserTag", "tag-1", "org-1", "exists"),
+      new DiffersFromDeclaredError("UserTag ops: create", "UserTag", "tag-1", { by: "importId" }, [{ property: "userIds", declared: [], found: ["u"] }], false),
+      new HeldByAnotherResourceError("UserTag ops: create", "UserTag", "tag-1", "exists"),
+      new ImportNotFoundError("UserTag ops: create", "UserTag", "tag-1", "org-1"),
+    ];
+    for (const error of errors) {
+      expect((error as unknown as { id?: unknown }).id, error.name).toBeUndefined();
+      expect((error as unknown as { properties?: unknown }).properties, error.name).toBeUndefined();
+    }
+  });
+
   it("not owned: the id and its importId as data, the fix apart", () => {
     const error = new NotOwnedError("UserTag ops: create", "UserTag", "tag-1", "org-1", "tag name already exists");
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toBeInstanceOf(FixableError);
     expect(error.importId).toBe("tag-1");
+    expect(error.objectId).toBe("tag-1");
     expect(error.fix).toBe('To manage it with this resource, set importId: "tag-1"; otherwise choose another name.');
     expect(error.message).toBe(`${error.problem} ${error.fix}`);
     expect(error.message).toBe(
@@ -46,7 +60,8 @@ describe("errors about an existing object", () => {
   it("differs from what is declared: the differing properties as data", () => {
     const differences = [{ property: "userIds", declared: ["u-1"], found: ["u-2"] }];
     const byImport = new DiffersFromDeclaredError("UserTag ops: create", "UserTag", "tag-1", { by: "importId" }, differences, false);
-    expect(byImport.properties).toEqual(["userIds"]);
+    expect(byImport.differingProperties).toEqual(["userIds"]);
+    expect(byImport.objectId).toBe("tag-1");
     expect(byImport.message).toBe(
       'UserTag ops: create: importId: the existing UserTag "tag-1" differs from the declared inputs in properties: userIds (declared ["u-1"], found ["u-2"]). ' +
         "Change the program to match it, or remove importId to create a new one.",

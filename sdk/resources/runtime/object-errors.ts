@@ -4,6 +4,11 @@
  * data (the object's id, the `importId` that would adopt it, the properties that differ) and its
  * problem kept apart from its fix ({@link FixableError}). Their messages are the ones the engine
  * shows; a caller that needs a fact reads the property, never the message.
+ *
+ * The existing object's id is `objectId`, never `id`: the dynamic-provider host takes an error
+ * with an `id` for an object created but not initialized, and records that id (and the error's
+ * `properties`) in the stack's state (`ObjectLeftBehindError` is that case). These objects are
+ * not this resource's.
  */
 import { FixableError } from "./errors";
 import { show } from "./values";
@@ -35,22 +40,22 @@ export class NotOwnedError extends FixableError {
     /** The resource class, e.g. `UserTag`. */
     readonly kind: string,
     /** The existing object's id. */
-    readonly id: string,
+    readonly objectId: string,
     readonly organizationId: string,
     /** The service's own words for the 409. */
     readonly conflict: string,
   ) {
     super(
-      `${refusedWith409(what, conflict)}; the existing ${kind} "${id}" in organization ${organizationId} holds the declared name, ` +
+      `${refusedWith409(what, conflict)}; the existing ${kind} "${objectId}" in organization ${organizationId} holds the declared name, ` +
         `and this stack did not create it (another stack's, or made by hand).`,
-      `To manage it with this resource, set importId: "${id}"; otherwise choose another name.`,
+      `To manage it with this resource, set importId: "${objectId}"; otherwise choose another name.`,
     );
     this.name = "NotOwnedError";
   }
 
   /** The `importId` that adopts the object. */
   get importId(): string {
-    return this.id;
+    return this.objectId;
   }
 }
 
@@ -72,19 +77,19 @@ export class DiffersFromDeclaredError extends FixableError {
     readonly what: string,
     readonly kind: string,
     /** The existing object's id (the `importId` that adopts it). */
-    readonly id: string,
+    readonly objectId: string,
     readonly foundBy: FoundBy,
     readonly differences: readonly Difference[],
     /** True when some differing property cannot change in place (or the resource has no update). */
     readonly cannotUpdate: boolean,
   ) {
-    const [problem, fix] = DiffersFromDeclaredError.wording(what, kind, id, foundBy, differences, cannotUpdate);
+    const [problem, fix] = DiffersFromDeclaredError.wording(what, kind, objectId, foundBy, differences, cannotUpdate);
     super(problem, fix);
     this.name = "DiffersFromDeclaredError";
   }
 
-  /** The properties that differ. */
-  get properties(): string[] {
+  /** The names of the properties that differ. */
+  get differingProperties(): string[] {
     return this.differences.map((d) => d.property);
   }
 
@@ -108,10 +113,10 @@ export class HeldByAnotherResourceError extends FixableError {
   constructor(
     readonly what: string,
     readonly kind: string,
-    readonly id: string,
+    readonly objectId: string,
     readonly conflict: string,
   ) {
-    super(`${refusedWith409(what, conflict)}; the existing ${kind} "${id}" belongs to another resource of this program:`, `give each resource its own name.`);
+    super(`${refusedWith409(what, conflict)}; the existing ${kind} "${objectId}" belongs to another resource of this program:`, `give each resource its own name.`);
     this.name = "HeldByAnotherResourceError";
   }
 }
