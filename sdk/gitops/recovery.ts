@@ -10,8 +10,8 @@
  * information the next `up` needs: `keyform gitops up` removes them from the state before its `up`
  * (what `--clear-pending-creates` does, for every kind of pending operation), and that `up`
  * adopts each object the killed run made and creates the ones it never got to. The report
- * names both: the operations cleared, and the objects adopted (the providers' "keyform:
- * adopted" messages).
+ * names both: the operations cleared, and the objects adopted (the providers' adoption events,
+ * `sdk/resources/runtime/adoption.ts`).
  */
 import type { Stack } from "@pulumi/pulumi/automation";
 

@@ -14,7 +14,7 @@
  * - `drift` is a refresh-only preview: did someone change the organization by hand?
  */
 import type { Stack } from "@pulumi/pulumi/automation";
-import { ADOPTED_PREFIX } from "../resources/runtime/framework";
+import { adoptionMessage, adoptionOf, type AdoptionEvent } from "../resources/runtime/adoption";
 import { accessCheck, PlannedPolicies, type AccessGate } from "./access-diff";
 import { accessLosingDeletes, PlannedSteps } from "./access-delete-check";
 import { credentialLockouts, PlannedCredentialDeletes } from "./credential-check";
@@ -84,8 +84,13 @@ export async function runOperation(operation: Operation, stack: Stack, options: 
   const summary: GitopsReport = collector.summary();
   await nameIds(stack, summary);
   if (access !== undefined) Object.assign(summary, { accessDiff: access.markdown }, access.failure ? { accessFailure: access.failure } : {});
-  if (cleared.length > 0) summary.recovery = { cleared, adopted: summary.warnings.filter((w) => w.startsWith(ADOPTED_PREFIX)) };
+  if (cleared.length > 0) summary.recovery = { cleared, adopted: adoptionsIn(summary.warnings).map(adoptionMessage) };
   return summary;
+}
+
+/** The adoptions the run's warnings report, as events (the providers' diagnostics, read back by `adoption.ts`). */
+function adoptionsIn(warnings: readonly string[]): AdoptionEvent[] {
+  return warnings.flatMap((warning) => adoptionOf(warning) ?? []);
 }
 
 /**

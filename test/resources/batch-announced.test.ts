@@ -14,7 +14,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handlers } from "../../sdk/resources/runtime";
-import { announceCreate } from "../../sdk/resources/runtime/batch";
+import { announceCreate, batchesOf } from "../../sdk/resources/runtime/batch";
 import { ENGINE_PARALLEL_PER_CPU, engineParallelism } from "../../sdk/resources/runtime/engine-slots";
 import { directContext } from "../../sdk/resources/runtime/context";
 import { URN_INPUT } from "../../sdk/resources/runtime/plan-census";
@@ -51,7 +51,7 @@ const urnOf = (stack: string, key: string) => `urn:pulumi:${stack}::proj::pulumi
 
 /** Resolves once `count` items wait in one batch (the condition, not a fixed sleep). */
 async function joined(count: number): Promise<void> {
-  while (![...directContext().batchGroups.values()].some((group) => group.waiting.length >= count)) {
+  while (![...batchesOf(directContext()).batchGroups.values()].some((group) => group.waiting.length >= count)) {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
@@ -88,7 +88,7 @@ describe("a batch on a limited plan and the creates the engine announced", () =>
     proxy.resetCounts();
     await createWithLateOne("announced", keys, LATE_MS);
     expect(submits()).toEqual({ plural: 1, singular: 0 });
-    expect(directContext().expectedCreates.size).toBe(0);
+    expect(batchesOf(directContext()).expectedCreates.size).toBe(0);
   });
 });
 
@@ -124,9 +124,9 @@ describe("a batch and the engine's operation slots", () => {
       announceCreate(directContext(), "Policy:create", "", urnOf(stack, key));
     }
     proxy.resetCounts();
-    const before = directContext().batchCounts.everySlotWaiting;
+    const before = batchesOf(directContext()).batchCounts.everySlotWaiting;
     await asTheEngineRuns(SLOTS, keys, (key) => handlers.Policy!.create(checked.get(key)!));
-    return { ...submits(), whenEverySlotWaited: directContext().batchCounts.everySlotWaiting - before };
+    return { ...submits(), whenEverySlotWaited: batchesOf(directContext()).batchCounts.everySlotWaiting - before };
   }
 
   it("goes as soon as every slot is held by a create waiting in it, though announced creates remain: they cannot start before it goes", async () => {
@@ -134,7 +134,7 @@ describe("a batch and the engine's operation slots", () => {
     const outcome = await sixThroughTheSlots("slots-full");
     // Two activities of three, each sent because the engine could start nothing more.
     expect(outcome).toEqual({ plural: 2, singular: 0, whenEverySlotWaited: 2 });
-    expect(directContext().expectedCreates.size).toBe(0);
+    expect(batchesOf(directContext()).expectedCreates.size).toBe(0);
   });
 
   it("with more slots than creates in flight (control), the batch waits for the announced creates instead", async () => {

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { handlers } from "../../sdk/resources/runtime";
 import { directContext } from "../../sdk/resources/runtime/context";
+import { batchesOf } from "../../sdk/resources/runtime/batch";
 import { forgetBatchReplays, forgetSettledIndex } from "../../sdk/resources/runtime/batch-journal";
 import { readEntry } from "../../sdk/resources/runtime/ownership";
 import { URN_INPUT } from "../../sdk/resources/runtime/plan-census";
@@ -198,13 +199,13 @@ describe("batching", () => {
     proxy.resetCounts();
     const activitiesBefore = new Set((await official.getActivities({ organizationId: emu.emulator.bootstrap.organizationId })).activities.map((a) => a.id));
     // Direct calls to the handlers run in the direct context, which counts their batches.
-    const splitsBefore = directContext().batchCounts.split;
+    const splitsBefore = batchesOf(directContext()).batchCounts.split;
     const made = await createAll(declared);
     const failed = made.filter((m) => m.error !== undefined);
     expect(failed.map((m) => m.key)).toEqual(["b2-p3", "b2-i2@example.com"]);
     expect(failed[0]!.error).toMatch(/Policy "b2-p3": create: .*409.*differs from the declared inputs: effect/);
     expect(failed[1]!.error).toMatch(/Invitation "b2-i2@example.com": create: .*senderUserId/);
-    expect(directContext().batchCounts.split - splitsBefore).toBeGreaterThanOrEqual(2);
+    expect(batchesOf(directContext()).batchCounts.split - splitsBefore).toBeGreaterThanOrEqual(2);
     const census = await officialCensus();
     expectExactlyOnce(made.filter((m) => m.error === undefined), census);
     expect(census.Policy!.get("b2-p3")).toHaveLength(1);

@@ -18,8 +18,8 @@ import {
   type CreateActivity,
 } from "../../sdk/resources/runtime/earlier-activity";
 import { forgetEarlierWork } from "../../sdk/resources/runtime/earlier-work";
-import { apiKeySpec, type ApiKeyState } from "../../sdk/resources/runtime/api-key";
-import { policySpec, type PolicyState } from "../../sdk/resources/runtime/policy";
+import { apiKeySpec, type ApiKeyInputs as ApiKeyState } from "../../sdk/resources/runtime/api-key";
+import { policySpec, type PolicyInputs as PolicyState } from "../../sdk/resources/runtime/policy";
 import type { Activity } from "../../sdk/wire/activity";
 import { forgetSharedReads } from "../../sdk/resources/runtime/shared-reads";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";

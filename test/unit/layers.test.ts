@@ -3,7 +3,9 @@
  * protocol and policy on it, the client on those, the emulator on wire, protocol, crypto and
  * policy only (so the keyform-emulator package needs nothing from the client or the resources),
  * the resources never on the emulator. Reads every import of every source file, relative ones
- * and the emulator's `keyform/<layer>/...` ones alike.
+ * and the emulator's `keyform/<layer>/...` ones alike. Inside the provider runtime
+ * (sdk/resources/runtime) no module reaches itself through its imports: the runtime's modules
+ * form no import circle, type-only imports included.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -60,6 +62,46 @@ const ALLOWED: Record<string, readonly string[]> = {
 
 const imports = sdkImports();
 
+/** The import circles among the modules under `folder` (relative to sdk/): each one's modules, sorted. */
+function importCircles(found: readonly Import[], folder: string): string[][] {
+  const inside = (p: string) => p.startsWith(`${folder}/`);
+  const edges = new Map<string, Set<string>>();
+  for (const i of found) {
+    if (!inside(i.from)) continue;
+    const from = i.from.replace(/\.ts$/, "");
+    if (!edges.has(from)) edges.set(from, new Set());
+    if (inside(i.target)) edges.get(from)!.add(i.target.replace(/\.ts$/, ""));
+  }
+  // Tarjan's strongly connected components: a component of more than one module (or a module
+  // importing itself) is a circle.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const circles: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!edges.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || edges.get(v)!.has(v)) circles.push(component.sort());
+  };
+  for (const v of edges.keys()) if (!index.has(v)) visit(v);
+  return circles;
+}
+
 describe("layers of sdk/", () => {
   it("finds the imports it checks", () => {
     // A walker that saw nothing would pass everything.
@@ -88,6 +130,27 @@ describe("layers of sdk/", () => {
       const matches = exported.some((key) => key === subpath || (key.endsWith("/*") && subpath.startsWith(key.slice(0, -1))));
       expect(matches, `${i.from}: ${i.specifier}`).toBe(true);
     }
+  });
+
+  it("the provider runtime's modules import each other in no circle", () => {
+    // A walker that saw nothing would pass everything.
+    expect(imports.filter((i) => i.from.startsWith("resources/runtime/") && i.target.startsWith("resources/runtime/")).length).toBeGreaterThan(100);
+    expect(importCircles(imports, "resources/runtime")).toEqual([]);
+  });
+
+  it("the runtime's shared types import nothing from the runtime", () => {
+    const wrong = imports.filter((i) => i.from === "resources/runtime/run-types.ts" && i.target.startsWith("resources/runtime/"));
+    expect(wrong.map((i) => i.specifier)).toEqual([]);
+  });
+
+  it("the circle check finds a circle", () => {
+    const planted = [
+      { from: "resources/runtime/a.ts", specifier: "./b", target: "resources/runtime/b" },
+      { from: "resources/runtime/b.ts", specifier: "./c", target: "resources/runtime/c" },
+      { from: "resources/runtime/c.ts", specifier: "./a", target: "resources/runtime/a" },
+      { from: "resources/runtime/d.ts", specifier: "./a", target: "resources/runtime/a" },
+    ];
+    expect(importCircles(planted, "resources/runtime")).toEqual([["resources/runtime/a", "resources/runtime/b", "resources/runtime/c"]]);
   });
 
   it("the resources never import the emulator", () => {

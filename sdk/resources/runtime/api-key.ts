@@ -84,7 +84,7 @@ const sameHex = (a: unknown, b: unknown) =>
   typeof a === "string" && typeof b === "string" ? a.toLowerCase() === b.toLowerCase() : a === b;
 
 /** The create_api_keys parameters of `inputs` with the public key `publicKey`. */
-function createParameters(inputs: ApiKeyState, publicKey: string) {
+function createParameters(inputs: ApiKeyInputs, publicKey: string) {
   const curveType = inputs.curveType as ApiKeyCurve;
   return {
     userId: inputs.userId,
@@ -97,7 +97,7 @@ const createApiKeyActivity = createActivity({
   // A key pair generated at create is new each time, and its private key exists only in the
   // run that generated it: such a create is never matched with an earlier one (see
   // `orphanedGeneratedKey` for what happens to the key such a run left behind).
-  parameters: (inputs: ApiKeyState) => (inputs.publicKey === undefined ? undefined : createParameters(inputs, inputs.publicKey)),
+  parameters: (inputs: ApiKeyInputs) => (inputs.publicKey === undefined ? undefined : createParameters(inputs, inputs.publicKey)),
   createdId: (result) => (result.apiKeyIds.length === 1 ? result.apiKeyIds[0] : undefined),
   // A batched create made this key as one item of several (batch.ts).
   items: { key: "apiKeys", createdIdAt: (result, index) => result.apiKeyIds[index] },
@@ -107,7 +107,7 @@ const createApiKeyActivity = createActivity({
  * Whether `activity` is the create of API key `key` by this run's own credential, with the
  * declared name, curve and expiration: what a keyform create of a generated pair submits.
  */
-function isOwnGeneratedCreate(activity: Activity, key: LiveApiKey, inputs: ApiKeyState, credentialPublicKey: string, nowMs: number): boolean {
+function isOwnGeneratedCreate(activity: Activity, key: LiveApiKey, inputs: ApiKeyInputs, credentialPublicKey: string, nowMs: number): boolean {
   const def = operations.createApiKeys as ActivityDef;
   if (activity.type !== def.type || activity.status !== "ACTIVITY_STATUS_COMPLETED") return false;
   if (nowMs - Number(activity.createdAt) > LOOKUP_WINDOW_MS) return false;
@@ -144,7 +144,7 @@ function isOwnGeneratedCreate(activity: Activity, key: LiveApiKey, inputs: ApiKe
  * declaration asks for anyway: a key this stack did not generate, adopted by `importId`, is
  * replaced by a generated one too. A key that differs in curve or expiration is left alone.
  */
-async function orphanedGeneratedKey(session: Session, inputs: ApiKeyState): Promise<LiveApiKey | undefined> {
+async function orphanedGeneratedKey(session: Session, inputs: ApiKeyInputs): Promise<LiveApiKey | undefined> {
   const holder = (await collections.users(session)).users
     .find((u) => u.userId === inputs.userId)
     ?.apiKeys.find((k) => k.apiKeyName === inputs.apiKeyName);
@@ -214,11 +214,11 @@ const describe = {
 } as const satisfies ResourceDescription;
 
 /** Normalized inputs of an ApiKey. */
-export type ApiKeyState = InputsOf<typeof describe>;
+export type ApiKeyInputs = InputsOf<typeof describe>;
 /** Outputs of an ApiKey. */
 export type ApiKeyOutputs = OutputsOf<typeof describe>;
 
-export const apiKeySpec = defineResource<ApiKeyState, ApiKeyOutputs, LiveApiKey>({
+export const apiKeySpec = defineResource<ApiKeyInputs, ApiKeyOutputs, LiveApiKey>({
   kind: "ApiKey",
   list: listApiKeys,
   describe,

@@ -28,9 +28,14 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ActivityFailedError, ActivityRejectedError, ApiError } from "../../client/errors";
+import { directContext } from "./context";
+import { perRun } from "./run-state";
 import type { Session } from "./client";
-import { directContext, type ProviderContext } from "./context";
+import type { RunContext } from "./run-types";
 import { batchTimestampFor, interceptActivities, readEntry, removeEntry, stackFolder, writeEntry, writeDurably, type JournalEntry } from "./ownership";
+
+/** Resends of journaled batches of a configuration, in flight or done, by record file. */
+const replaysOfRun = perRun(() => new Map<string, Promise<unknown[] | undefined>>());
 
 /** Who an item of an owned batch belongs to: its resource's URN, and the journal it is recorded in. */
 export interface BatchOwner {
@@ -229,7 +234,7 @@ export async function replayBatchItem<Result>(session: Session, form: ReplayForm
   if (record.urns[pointer.index] !== entry.urn || record.organizationId !== session.organizationId) return undefined;
   const item = record.items[pointer.index];
   // A replay in flight or done, per record file: every item of a batch shares one resend.
-  const replays = session.context.batchReplays;
+  const replays = replaysOfRun.of(session.context);
   let replay = replays.get(file);
   if (replay === undefined) {
     replay = resend(session, form, record).then((results) => {
@@ -268,6 +273,6 @@ function isNotRun(error: unknown): boolean {
 }
 
 /** Forgets every replay of `context` (tests that restart "a run" in one process). */
-export function forgetBatchReplays(context: ProviderContext = directContext()): void {
-  context.batchReplays.clear();
+export function forgetBatchReplays(context: RunContext = directContext()): void {
+  replaysOfRun.forget(context);
 }

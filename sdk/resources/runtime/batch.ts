@@ -37,10 +37,38 @@
 import { ApiError } from "../../client/errors";
 import { journaledBatchSession, type BatchOwner } from "./batch-journal";
 import { stackOfUrn } from "./ownership";
-import type { Session } from "./client";
-import type { ProviderContext } from "./context";
 import { mayNeedConsensus } from "./earlier-work";
 import { everySlotWaits } from "./engine-slots";
+import { perRun } from "./run-state";
+import type { Session } from "./client";
+import type { RunContext } from "./run-types";
+
+/** What the batches of one configuration keep during its run. */
+export interface RunBatches {
+  /** The batches gathering items now, by kind, client, group and journal. */
+  readonly batchGroups: Map<string, BatchGroup>;
+  /**
+   * Requests the batches made, by plural and singular submits and splits, and how many batches
+   * went because every engine slot was held by a waiting item (benchmarks, tests).
+   */
+  readonly batchCounts: { plural: number; singular: number; split: number; everySlotWaiting: number };
+  /** The URNs checked as new (a create is coming) that have not joined their batch yet, by kind and group. */
+  readonly expectedCreates: Map<string, Set<string>>;
+  /** When a create of each kind and group was last announced (epoch ms). */
+  readonly lastAnnounced: Map<string, number>;
+}
+
+const batchesOfRun = perRun<RunBatches>(() => ({
+  batchGroups: new Map(),
+  batchCounts: { plural: 0, singular: 0, split: 0, everySlotWaiting: 0 },
+  expectedCreates: new Map(),
+  lastAnnounced: new Map(),
+}));
+
+/** The batches of `context`: what they gather, expect and counted (benchmarks, tests). */
+export function batchesOf(context: RunContext): RunBatches {
+  return batchesOfRun.of(context);
+}
 
 /** The shortest time a batch stays open for more items (ms). */
 export const GATHER_MS = 10;
@@ -95,7 +123,7 @@ interface Waiting<Item, Result> {
   reject(error: unknown): void;
 }
 
-/** The items of one kind, client and group gathering for their activity; kept in the session's context. */
+/** The items of one kind, client and group gathering for their activity; kept in their configuration's {@link RunBatches}. */
 export interface BatchGroup {
   readonly session: Session;
   /** The key of the creates announced for this group in the context's `expectedCreates`. */
@@ -124,7 +152,7 @@ export async function batched<Item, Result>(
   // Journaled items share a batch only with items of the same stack's journal.
   const journal = owner === undefined ? "" : `${owner.journalDir}|${stackOfUrn(owner.urn)}`;
   const key = [name, session.client.baseUrl, session.organizationId, session.credentialPublicKey, form.group?.(item) ?? "", journal].join("|");
-  const groups = session.context.batchGroups;
+  const groups = batchesOf(session.context).batchGroups;
   let group = groups.get(key);
   if (group === undefined) {
     group = { session, expectKey, waiting: [], scheduled: false, lastJoin: 0 };
@@ -151,12 +179,12 @@ async function flushWhenFree(group: BatchGroup, form: BatchForm<unknown, unknown
     // Waiting for one more item is worth up to what one more activity would cost: a slot.
     const idleMs = Math.max(IDLE_MS, rate > 0 ? 1000 / rate : IDLE_MS);
     const context = group.session.context;
-    const announced = () => context.expectedCreates.get(group.expectKey)?.size ?? 0;
+    const announced = () => batchesOf(context).expectedCreates.get(group.expectKey)?.size ?? 0;
     for (;;) {
       if (group.waiting.length >= form.max) break;
       // No announced create can still join: the engine's slots are all held by waiting items.
       if (everySlotWaits(context, waitingItems(context))) {
-        context.batchCounts.everySlotWaiting += 1;
+        batchesOf(context).batchCounts.everySlotWaiting += 1;
         break;
       }
       const now = Date.now();
@@ -165,7 +193,7 @@ async function flushWhenFree(group: BatchGroup, form: BatchForm<unknown, unknown
       // Creates the engine announced and has not handed over yet are worth waiting for, up to a
       // bound; so are those it is still announcing (checks of this kind keep coming: the engine
       // is still registering the program's resources).
-      const lastAnnounced = context.lastAnnounced.get(group.expectKey) ?? 0;
+      const lastAnnounced = batchesOf(context).lastAnnounced.get(group.expectKey) ?? 0;
       const coming = announced() > 0 || now - lastAnnounced < idleMs;
       if (coming && open < EXPECTED_GATHER_MS && now - Math.max(group.lastJoin, lastAnnounced) < Math.max(EXPECTED_IDLE_MS, idleMs)) {
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -194,9 +222,9 @@ async function flushWhenFree(group: BatchGroup, form: BatchForm<unknown, unknown
 }
 
 /** The items waiting in every batch of `context`, of every kind and group. */
-function waitingItems(context: ProviderContext): number {
+function waitingItems(context: RunContext): number {
   let count = 0;
-  for (const group of context.batchGroups.values()) count += group.waiting.length;
+  for (const group of batchesOf(context).batchGroups.values()) count += group.waiting.length;
   return count;
 }
 
@@ -208,27 +236,27 @@ function expectedKey(name: string, group: string): string {
  * Announces that the resource `urn` was checked as new: its create (of the batch `name`,
  * `group`) is coming, and a batch of that group gathering now may wait for it.
  */
-export function announceCreate(context: ProviderContext, name: string, group: string, urn: string): void {
+export function announceCreate(context: RunContext, name: string, group: string, urn: string): void {
   const key = expectedKey(name, group);
-  let urns = context.expectedCreates.get(key);
+  let urns = batchesOf(context).expectedCreates.get(key);
   if (urns === undefined) {
     urns = new Set();
-    context.expectedCreates.set(key, urns);
+    batchesOf(context).expectedCreates.set(key, urns);
   }
   urns.add(urn);
-  context.lastAnnounced.set(key, Date.now());
+  batchesOf(context).lastAnnounced.set(key, Date.now());
 }
 
 /** The announced create of `urn` has come (joined its batch, or went another way): no batch waits for it. */
-export function createArrived(context: ProviderContext, name: string, group: string, urn: string): void {
+export function createArrived(context: RunContext, name: string, group: string, urn: string): void {
   arrived(context, expectedKey(name, group), urn);
 }
 
-function arrived(context: ProviderContext, key: string, urn: string): void {
-  const urns = context.expectedCreates.get(key);
+function arrived(context: RunContext, key: string, urn: string): void {
+  const urns = batchesOf(context).expectedCreates.get(key);
   if (urns === undefined) return;
   urns.delete(urn);
-  if (urns.size === 0) context.expectedCreates.delete(key);
+  if (urns.size === 0) batchesOf(context).expectedCreates.delete(key);
 }
 
 /** Sends `items` as one activity, splitting a refused batch as the module says. */
@@ -242,7 +270,7 @@ async function send(session: Session, form: BatchForm<unknown, unknown>, items: 
   // Journaled: the record of this batch is written before its activity is sent (batch-journal.ts).
   const journaled = owners.length === items.length ? journaledBatchSession(session, owners, items.map((w) => w.item)) : undefined;
   try {
-    session.context.batchCounts.plural += 1;
+    batchesOf(session.context).batchCounts.plural += 1;
     results = await form.submit(journaled?.session ?? session, items.map((w) => w.item));
   } catch (error) {
     if (!isRefusal(error)) {
@@ -251,7 +279,7 @@ async function send(session: Session, form: BatchForm<unknown, unknown>, items: 
     }
     // Nothing of a refused batch was applied: its record stands for nothing.
     journaled?.forget();
-    session.context.batchCounts.split += 1;
+    batchesOf(session.context).batchCounts.split += 1;
     const named = refusedIndex(error, items.length);
     const parts =
       named !== undefined
@@ -270,7 +298,7 @@ async function send(session: Session, form: BatchForm<unknown, unknown>, items: 
 }
 
 function runSingle<Result>(session: Session, single: () => Promise<Result>): Promise<Result> {
-  session.context.batchCounts.singular += 1;
+  batchesOf(session.context).batchCounts.singular += 1;
   return single();
 }
 

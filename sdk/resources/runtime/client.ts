@@ -3,22 +3,18 @@
  * Builds the API client a provider call uses, from the resolved settings. One client per
  * organization id is kept for the life of the configuration (`context.ts`).
  */
-import { ApiKeyStamper, DEFAULT_TIMEOUT_MS as DEFAULT_ATTEMPT_TIMEOUT_MS, KeyformClient, sharedServicePace, type ServicePace } from "../../client";
+import { ApiKeyStamper, DEFAULT_TIMEOUT_MS as DEFAULT_ATTEMPT_TIMEOUT_MS, KeyformClient, sharedServicePace } from "../../client";
+import { perRun } from "./run-state";
 import type { ProviderContext } from "./context";
+import type { Session as SessionOf } from "./run-types";
 import { requireSetting, type Settings } from "./settings";
 import { observeWrites } from "./shared-reads";
 
-/** What a resource operation needs: the organization it acts on, and a client bound to it. */
-export interface Session {
-  readonly organizationId: string;
-  readonly client: KeyformClient;
-  /** The public key of the API key the client stamps with: who submits this run's activities. */
-  readonly credentialPublicKey: string;
-  /** The pace every request of the process to this service keeps to (batches wait for its slots). */
-  readonly pace?: ServicePace;
-  /** The configuration this call belongs to: what the run remembers (`context.ts`). */
-  readonly context: ProviderContext;
-}
+/** A session of the handlers: its configuration is a `ProviderContext`, whose settings they read. */
+export type Session = SessionOf<ProviderContext>;
+
+/** One client per base URL, organization, API key and timeouts, for each configuration. */
+const clientsOfRun = perRun(() => new Map<string, KeyformClient>());
 
 /** Retries of a provider request (network errors, 429, 502/503/504) after the first attempt. */
 export const PROVIDER_RETRIES = 5;
@@ -40,7 +36,8 @@ export function sessionFor(context: ProviderContext, settings: Settings, organiz
   const apiPrivateKey = requireSetting(settings, "apiPrivateKey", purpose);
   // The key of the cache is not secret: the public key identifies the credential.
   const key = `${settings.baseUrl}|${organizationId}|${apiPublicKey}|${settings.timeoutMs}|${settings.firstByteTimeoutMs}|${settings.maxRequestsPerSecond}`;
-  let client = context.clients.get(key);
+  const clients = clientsOfRun.of(context);
+  let client = clients.get(key);
   const pace = sharedServicePace(settings.baseUrl, settings.maxRequestsPerSecond);
   if (!client) {
     client = new KeyformClient({
@@ -66,7 +63,7 @@ export function sessionFor(context: ProviderContext, settings: Settings, organiz
       // kept under the cap setting, whatever the organization or key.
       rateLimiter: pace,
     });
-    context.clients.set(key, client);
+    clients.set(key, client);
   }
   return { organizationId, client, credentialPublicKey: apiPublicKey, pace, context };
 }

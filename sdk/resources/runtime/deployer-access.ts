@@ -28,7 +28,8 @@
 import { simulate } from "../../policy/simulate";
 import type { CheckFailure } from "./check";
 import type { Session } from "./client";
-import type { ProviderContext } from "./context";
+import type { RunContext } from "./run-types";
+import { lockoutCensusOf } from "./lockout-census";
 import { allowedBy, callerAddress, deployingUser, OPT_OUT, sameKey } from "./lockout";
 import { applyRequests, deleteRequests, stepRequests, type DeployerRequest } from "./deployer-requests";
 import { allowlistInForce, organizationAfterPlan, organizationToday, withoutObject, type ManagedObject, type OrganizationAfterPlan, type PlannedObject } from "./org-after-plan";
@@ -190,9 +191,9 @@ export interface PlannedStepOf extends PlannedObject {
   readonly property: string;
 }
 
-/** The plan so far of one organization, by URN (`ProviderContext.census`). */
-function plannedSoFar(context: ProviderContext, organizationId: string): Map<string, PlannedStepOf> {
-  const all = context.census.plannedObjects;
+/** The plan so far of one organization, by URN (`lockout-census.ts`). */
+function plannedSoFar(context: RunContext, organizationId: string): Map<string, PlannedStepOf> {
+  const all = lockoutCensusOf(context).plannedObjects;
   let inner = all.get(organizationId) as Map<string, PlannedStepOf> | undefined;
   if (inner === undefined) all.set(organizationId, (inner = new Map()));
   return inner;

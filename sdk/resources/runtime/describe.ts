@@ -8,7 +8,12 @@
  * The shapes follow the Pulumi package schema's type specs closely, so the schema is a plain
  * mapping of these values.
  */
-import type { ExampleObject } from "./example";
+/** One object of an example: its class (the described resource's own when omitted), Pulumi name and inputs. */
+export interface ExampleObject {
+  readonly kind?: string;
+  readonly name: string;
+  readonly inputs: Readonly<Record<string, unknown>>;
+}
 
 /** The type of one property, in the terms of a Pulumi package schema. */
 export type PropertyType =

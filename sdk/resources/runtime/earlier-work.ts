@@ -20,10 +20,22 @@
 import type { Activity } from "../../wire/activity";
 import type { ActivityDef } from "../../wire/define";
 import { operations } from "../../wire/registry";
-import type { Session } from "./client";
-import { directContext, type ProviderContext } from "./context";
+import { directContext } from "./context";
 import { readRecentCreates, type CreateActivity } from "./earlier-activity";
+import { perRun } from "./run-state";
+import type { Session } from "./client";
+import type { RunContext } from "./run-types";
 import { collections } from "./shared-reads";
+
+/** What a configuration remembers of earlier work. */
+const earlierWorkOfRun = perRun(() => ({
+  /** `kind|organization|id` of every object a resource of this run stands for (created or adopted). */
+  claims: new Set<string>(),
+  /** Whether an organization can hold activities back for approval, read once. */
+  consensusByOrg: new Map<string, Promise<boolean>>(),
+  /** Recent create activities by organization and type, read once. */
+  historyByType: new Map<string, Promise<Activity[]>>(),
+}));
 
 
 function claimKey(kind: string, organizationId: string, id: string): string {
@@ -32,12 +44,12 @@ function claimKey(kind: string, organizationId: string, id: string): string {
 
 /** Records that a resource of this run stands for the object (created or adopted it). */
 export function claim(session: Session, kind: string, id: string): void {
-  session.context.claims.add(claimKey(kind, session.organizationId, id));
+  earlierWorkOfRun.of(session.context).claims.add(claimKey(kind, session.organizationId, id));
 }
 
 /** Whether a resource of this run already stands for the object. */
 export function isClaimed(session: Session, kind: string, id: string): boolean {
-  return session.context.claims.has(claimKey(kind, session.organizationId, id));
+  return earlierWorkOfRun.of(session.context).claims.has(claimKey(kind, session.organizationId, id));
 }
 
 /**
@@ -45,7 +57,7 @@ export function isClaimed(session: Session, kind: string, id: string): boolean {
  * threshold above one, or a policy with a consensus expression. Read once per process.
  */
 export function mayNeedConsensus(session: Session): Promise<boolean> {
-  const consensusByOrg = session.context.consensusByOrg;
+  const { consensusByOrg } = earlierWorkOfRun.of(session.context);
   const cached = consensusByOrg.get(session.organizationId);
   if (cached !== undefined) return cached;
   const reading = collections.organization(session).then(({ organizationData }) =>
@@ -73,7 +85,7 @@ export async function needsHistory(session: Session, hasUniqueName: boolean): Pr
 export function recentCreates<I>(session: Session, declared: CreateActivity<I>): Promise<Activity[]> {
   const type = (operations[declared.operation] as ActivityDef).type;
   const key = `${session.organizationId}|${type}`;
-  const historyByType = session.context.historyByType;
+  const { historyByType } = earlierWorkOfRun.of(session.context);
   const cached = historyByType.get(key);
   if (cached !== undefined) return cached;
   const reading = readRecentCreates(session, declared);
@@ -83,8 +95,6 @@ export function recentCreates<I>(session: Session, declared: CreateActivity<I>):
 }
 
 /** Forgets everything the configuration knows of earlier work (tests). */
-export function forgetEarlierWork(context: ProviderContext = directContext()): void {
-  context.claims.clear();
-  context.consensusByOrg.clear();
-  context.historyByType.clear();
+export function forgetEarlierWork(context: RunContext = directContext()): void {
+  earlierWorkOfRun.forget(context);
 }

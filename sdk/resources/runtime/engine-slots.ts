@@ -16,7 +16,7 @@
  * bounds; with a larger one, a batch may go before it is full.
  */
 import * as os from "node:os";
-import type { ProviderContext } from "./context";
+import type { RunContext } from "./run-types";
 
 /** The engine's default operations at once per CPU (`pulumi up --parallel`; docs/settings.md, "--parallel"). */
 export const ENGINE_PARALLEL_PER_CPU = 4;
@@ -29,10 +29,10 @@ export function engineParallelism(env: NodeJS.ProcessEnv = process.env): number 
 }
 
 /** Operations of each configuration in flight now: the engine slots it holds. */
-const held = new WeakMap<ProviderContext, number>();
+const held = new WeakMap<RunContext, number>();
 
 /** Runs `operation` (a create, read, update or delete) counted as one engine slot held by `context`. */
-export async function holdingSlot<T>(context: ProviderContext, operation: () => Promise<T>): Promise<T> {
+export async function holdingSlot<T>(context: RunContext, operation: () => Promise<T>): Promise<T> {
   held.set(context, (held.get(context) ?? 0) + 1);
   try {
     return await operation();
@@ -42,7 +42,7 @@ export async function holdingSlot<T>(context: ProviderContext, operation: () => 
 }
 
 /** The engine slots `context` holds now. */
-export function slotsHeld(context: ProviderContext): number {
+export function slotsHeld(context: RunContext): number {
   return held.get(context) ?? 0;
 }
 
@@ -50,7 +50,7 @@ export function slotsHeld(context: ProviderContext): number {
  * True when the engine can start no operation before a batch goes: its every slot is held by
  * this provider, and each of those operations is an item waiting in a batch (`waiting`).
  */
-export function everySlotWaits(context: ProviderContext, waiting: number, parallelism = engineParallelism()): boolean {
+export function everySlotWaits(context: RunContext, waiting: number, parallelism = engineParallelism()): boolean {
   const inFlight = slotsHeld(context);
   return inFlight >= parallelism && waiting >= inFlight;
 }

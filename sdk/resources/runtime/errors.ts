@@ -29,6 +29,24 @@ export class ProviderError extends Error {
 }
 
 /**
+ * A provider error that keeps what went wrong (`problem`) apart from what to do about it
+ * (`fix`); its message joins them, as the engine shows it. The classes that extend it carry the
+ * facts their message names as data (`object-errors.ts`).
+ */
+export class FixableError extends ProviderError {
+  constructor(
+    /** What went wrong, ending with its sentence's full stop. */
+    readonly problem: string,
+    /** What to do about it; empty when the problem says it all. */
+    readonly fix: string,
+    options?: { cause?: unknown },
+  ) {
+    super(fix === "" ? problem : `${problem} ${fix}`, options);
+    this.name = "FixableError";
+  }
+}
+
+/**
  * A failure that leaves an object behind: it exists in the organization although the operation
  * failed (e.g. a create whose read-back failed). `id` and `properties` are recorded in state, so
  * the object is neither leaked nor created twice; every front door turns it into Pulumi's

@@ -9,15 +9,11 @@
  * of another resource's example (User's example declares `alice`), which is then declared first:
  * so a kind writes only the objects no other example already has.
  */
-import type { ResourceDescription } from "./describe";
+import type { ExampleObject, ResourceDescription } from "./describe";
+
+export type { ExampleObject } from "./describe";
 import { ExportReference, type ExportedResource } from "./program-render";
 
-/** One object of an example: its class (the described resource's own when omitted), Pulumi name and inputs. */
-export interface ExampleObject {
-  readonly kind?: string;
-  readonly name: string;
-  readonly inputs: Readonly<Record<string, unknown>>;
-}
 
 /** A resource as the example resolver needs it. */
 interface DescribedKind {

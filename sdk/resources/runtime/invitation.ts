@@ -46,7 +46,7 @@ async function fetchInvitation(session: Session, id: string): Promise<LiveInvita
 }
 
 /** The create_invitations parameters of `inputs`: one invitation, its fields the inputs of the same names. */
-function createParameters(inputs: InvitationState) {
+function createParameters(inputs: InvitationInputs) {
   return { invitations: [parametersFrom(operations.createInvitations.parameters.shape.invitations.element, inputs)] };
 }
 
@@ -108,11 +108,11 @@ const describe = {
 } as const satisfies ResourceDescription;
 
 /** Normalized inputs of an Invitation. */
-export type InvitationState = InputsOf<typeof describe>;
+export type InvitationInputs = InputsOf<typeof describe>;
 /** Outputs of an Invitation. */
 export type InvitationOutputs = OutputsOf<typeof describe>;
 
-export const invitationSpec = defineResource<InvitationState, InvitationOutputs, LiveInvitation>({
+export const invitationSpec = defineResource<InvitationInputs, InvitationOutputs, LiveInvitation>({
   kind: "Invitation",
   list: listInvitations,
   describe,

@@ -33,7 +33,7 @@ const keyOf = (id: string) => (id === ORGANIZATION_ALLOWLIST_ID ? undefined : id
 const fetchAllowlist = (session: Session, id: string): Promise<IpAllowlist | undefined> =>
   unlessNotFound(async () => (await session.client.getIpAllowlist(compact({ publicKey: keyOf(id) }))).allowlist);
 
-function setParameters(inputs: IpAllowlistState) {
+function setParameters(inputs: IpAllowlistInputs) {
   return compact({
     publicKey: inputs.publicKey,
     enabled: inputs.publicKey === undefined ? inputs.enabled : undefined,
@@ -80,11 +80,11 @@ const describe = {
 } as const satisfies ResourceDescription;
 
 /** Normalized inputs of an IpAllowlist. */
-export type IpAllowlistState = InputsOf<typeof describe>;
+export type IpAllowlistInputs = InputsOf<typeof describe>;
 /** Outputs of an IpAllowlist. */
 export type IpAllowlistOutputs = OutputsOf<typeof describe>;
 /** One rule: a CIDR block (or single address) and an optional label. */
-export type IpRule = IpAllowlistState["rules"][number];
+export type IpRule = IpAllowlistInputs["rules"][number];
 
 /** The organization-level list and every API key's own list, where they exist. */
 const listIpAllowlists: ListObjects = async (session) => {
@@ -95,7 +95,7 @@ const listIpAllowlists: ListObjects = async (session) => {
   return found.flat();
 };
 
-export const ipAllowlistSpec = defineResource<IpAllowlistState, IpAllowlistOutputs, IpAllowlist>({
+export const ipAllowlistSpec = defineResource<IpAllowlistInputs, IpAllowlistOutputs, IpAllowlist>({
   kind: "IpAllowlist",
   describe,
   list: listIpAllowlists,

@@ -15,6 +15,7 @@
 import type { PolicyRecord } from "../../policy/engine";
 import type { Session } from "./client";
 import { sameKey, type DeployingUser } from "./lockout";
+import { lockoutCensusOf } from "./lockout-census";
 import { unlessNotFound } from "./lookups";
 import { before } from "./shared-reads";
 import { containsUnknown } from "./values";
@@ -82,7 +83,7 @@ export interface AllowlistsToday {
 
 /** The allowlists that exist before the plan: the organization-level one and the deploying key's own, read once per run. */
 export function allowlistsToday(session: Session): Promise<AllowlistsToday> {
-  const cache = session.context.census.allowlistsBefore;
+  const cache = lockoutCensusOf<AllowlistsToday>(session.context).allowlistsBefore;
   const cacheKey = `${session.organizationId}|${session.credentialPublicKey.toLowerCase()}`;
   let reading = cache.get(cacheKey);
   if (reading === undefined) {

@@ -194,14 +194,6 @@ export function stampedSession(session: Session, timestampMs: string): Session {
   return interceptActivities(session, (operation, parameters, options, forward) => forward(operation, parameters, { ...options, timestampMs }));
 }
 
-/** The message of a create whose declared name is held by an object this stack did not create. */
-export function notOwnedMessage(what: string, kind: string, id: string, organizationId: string, conflict: string): string {
-  return (
-    `${what}: the service refused it (HTTP 409: ${conflict}); the existing ${kind} "${id}" in organization ${organizationId} holds the declared name, ` +
-    `and this stack did not create it (another stack's, or made by hand). To manage it with this resource, set importId: "${id}"; otherwise choose another name.`
-  );
-}
-
 /**
  * Whether a create that failed with `error` may still make (or have made) its object: the
  * outcome is unknown, or the activity waits for approvals. Its entry is kept so that the next

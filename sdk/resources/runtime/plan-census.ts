@@ -17,11 +17,28 @@
  * resource passes its own as the hidden input {@link URN_INPUT}); a resource checked again in
  * the same run replaces its earlier entry. The failing check names the count and the objects.
  */
-import { directContext, type ProviderContext } from "./context";
+import { directContext } from "./context";
 import type { CheckFailure } from "./check";
-import type { Session } from "./client";
 import { noteUserKeys, PLAN_RULES } from "./plan-rules";
+import { forgetGroup, perRun } from "./run-state";
+import type { Session } from "./client";
+import type { RunContext } from "./run-types";
 import { isUnknown } from "./values";
+
+/** The unique values and counted objects of a configuration's plan; part of the "census" group. */
+const countsOfRun = perRun(
+  () => ({
+    /** unique key (org|kind|value) → URN → the resource's name. */
+    uniqueHolders: new Map<string, Map<string, string>>(),
+    /** bucket (org|kind|bucket) → URN → the counted key it declares. */
+    bucketMembers: new Map<string, Map<string, string>>(),
+    /** bucket → keys the plan moves away from (old names of resources renamed in place). */
+    released: new Map<string, Map<string, string>>(),
+    /** org|kind → the objects that exist now, by bucket. */
+    existingByKind: new Map<string, Promise<Map<string, Map<string, string>>>>(),
+  }),
+  "census",
+);
 
 /** The hidden input a dynamic resource carries its own URN in (set by the resource class). */
 export const URN_INPUT = "__urn";
@@ -71,8 +88,8 @@ export interface PlannedResource {
  * Adds `planned` to the census and returns the unique values it shares with another resource
  * of the program (failures on the property that declares them).
  */
-export function duplicateFailures(context: ProviderContext, planned: PlannedResource): CheckFailure[] {
-  const { uniqueHolders } = context.census;
+export function duplicateFailures(context: RunContext, planned: PlannedResource): CheckFailure[] {
+  const { uniqueHolders } = countsOfRun.of(context);
   const rule = PLAN_RULES[planned.kind];
   if (rule === undefined) return [];
   const failures: CheckFailure[] = [];
@@ -102,7 +119,7 @@ export async function limitFailures(session: Session, planned: PlannedResource):
   const bucket = limit.bucket(planned.inputs);
   const key = limit.counted(planned.inputs);
   if (bucket === undefined || key === undefined || isUnknown(bucket) || isUnknown(key)) return [];
-  const { bucketMembers, released, existingByKind } = session.context.census;
+  const { bucketMembers, released, existingByKind } = countsOfRun.of(session.context);
   const bucketKey = `${planned.organizationId}|${planned.kind}|${bucket}`;
   entry(bucketMembers, bucketKey).set(planned.urn, key);
   const oldKey = limit.counted(planned.olds);
@@ -138,7 +155,10 @@ export async function limitFailures(session: Session, planned: PlannedResource):
   ];
 }
 
-/** Forgets the census of the configuration (tests; a configuration serves one run). */
-export function forgetPlanCensus(context: ProviderContext = directContext()): void {
-  for (const map of Object.values(context.census)) map.clear();
+/**
+ * Forgets the census of the configuration (tests; a configuration serves one run): its counts,
+ * and what the lockout checks and `before` keep in the "census" group (`run-state.ts`).
+ */
+export function forgetPlanCensus(context: RunContext = directContext()): void {
+  forgetGroup(context, "census");
 }

@@ -10,8 +10,9 @@
  * 10 long-lived and 10 expiring API keys per user (over the expiring limit the service deletes
  * the oldest expiring key without a word, so a plan that exceeds it is refused too).
  */
-import type { Session } from "./client";
 import { isClaimed } from "./earlier-work";
+import { perRun } from "./run-state";
+import type { Session } from "./client";
 import { before, collections } from "./shared-reads";
 import { containsUnknown } from "./values";
 
@@ -89,9 +90,12 @@ function apiKeyBuckets(users: ReadonlyArray<{ userId: string; apiKeys: ReadonlyA
   return buckets;
 }
 
+/** org → URN → whether a User resource of the plan creates its user with API keys of its own; part of the "census" group. */
+const usersWithKeysOfRun = perRun(() => new Map<string, Map<string, boolean>>(), "census");
+
 /** Records whether a User resource of the plan creates its user with API keys (`apiKeys` declared, or unknown yet). */
 export function noteUserKeys(session: Session, urn: string, inputs: Record<string, unknown>): void {
-  const { usersWithKeys } = session.context.census;
+  const usersWithKeys = usersWithKeysOfRun.of(session.context);
   let byUrn = usersWithKeys.get(session.organizationId);
   if (byUrn === undefined) usersWithKeys.set(session.organizationId, (byUrn = new Map()));
   const keys = inputs.apiKeys;
@@ -100,7 +104,7 @@ export function noteUserKeys(session: Session, urn: string, inputs: Record<strin
 
 /** Whether some User resource of the plan creates its user with API keys of its own. */
 function usersMadeWithKeys(session: Session): boolean {
-  return [...(session.context.census.usersWithKeys.get(session.organizationId)?.values() ?? [])].some(Boolean);
+  return [...(usersWithKeysOfRun.of(session.context).get(session.organizationId)?.values() ?? [])].some(Boolean);
 }
 
 /** The rules by resource class name; a class not listed has none. */

@@ -37,7 +37,7 @@ async function fetchPolicy(session: Session, id: string): Promise<LivePolicy | u
 }
 
 /** The create_policy parameters of `inputs` (unset condition and consensus are left out). */
-function createParameters(inputs: PolicyState) {
+function createParameters(inputs: PolicyInputs) {
   return parametersFrom(operations.createPolicy.parameters, inputs);
 }
 
@@ -88,11 +88,11 @@ const describe = {
 } as const satisfies ResourceDescription;
 
 /** Normalized inputs of a Policy. */
-export type PolicyState = InputsOf<typeof describe>;
+export type PolicyInputs = InputsOf<typeof describe>;
 /** Outputs of a Policy. */
 export type PolicyOutputs = OutputsOf<typeof describe>;
 
-export const policySpec = defineResource<PolicyState, PolicyOutputs, LivePolicy>({
+export const policySpec = defineResource<PolicyInputs, PolicyOutputs, LivePolicy>({
   kind: "Policy",
   list: listPolicies,
   describe,

@@ -31,7 +31,7 @@ async function fetchTag(session: Session, id: string): Promise<LiveTag | undefin
 }
 
 /** The create_private_key_tag parameters of `inputs`: its inputs of the same names. */
-const createParameters = (inputs: PrivateKeyTagState) => parametersFrom(operations.createPrivateKeyTag.parameters, inputs);
+const createParameters = (inputs: PrivateKeyTagInputs) => parametersFrom(operations.createPrivateKeyTag.parameters, inputs);
 
 const describe = {
   description:
@@ -55,7 +55,7 @@ const describe = {
 } as const satisfies ResourceDescription;
 
 /** Normalized inputs of a PrivateKeyTag. */
-export type PrivateKeyTagState = InputsOf<typeof describe>;
+export type PrivateKeyTagInputs = InputsOf<typeof describe>;
 /** Outputs of a PrivateKeyTag. */
 export type PrivateKeyTagOutputs = OutputsOf<typeof describe>;
 
@@ -63,7 +63,7 @@ export type PrivateKeyTagOutputs = OutputsOf<typeof describe>;
 const listPrivateKeyTags: ListObjects = async (session) =>
   (await collections.privateKeyTags(session)).privateKeyTags.map((t) => ({ id: t.tagId, label: t.tagName }));
 
-export const privateKeyTagSpec = defineResource<PrivateKeyTagState, PrivateKeyTagOutputs, LiveTag>({
+export const privateKeyTagSpec = defineResource<PrivateKeyTagInputs, PrivateKeyTagOutputs, LiveTag>({
   kind: "PrivateKeyTag",
   describe,
   list: listPrivateKeyTags,

@@ -23,7 +23,7 @@ const fetchKey = (session: Session, id: string): Promise<PrivateKey | undefined>
   unlessNotFound(async () => (await session.client.getPrivateKey({ privateKeyId: id })).privateKey);
 
 /** The create_private_keys parameters of `inputs`: one key, its fields the inputs of the same names; tags are PrivateKeyTag's. */
-function createParameters(inputs: PrivateKeyState) {
+function createParameters(inputs: PrivateKeyInputs) {
   return { privateKeys: [{ ...parametersFrom(operations.createPrivateKeys.parameters.shape.privateKeys.element, inputs), privateKeyTags: [] }] };
 }
 
@@ -63,7 +63,7 @@ const describe = {
 } as const satisfies ResourceDescription;
 
 /** Normalized inputs of a PrivateKey. */
-export type PrivateKeyState = InputsOf<typeof describe>;
+export type PrivateKeyInputs = InputsOf<typeof describe>;
 /** Outputs of a PrivateKey. */
 export type PrivateKeyOutputs = OutputsOf<typeof describe>;
 
@@ -71,7 +71,7 @@ export type PrivateKeyOutputs = OutputsOf<typeof describe>;
 const listPrivateKeys: ListObjects = async (session) =>
   (await collections.privateKeys(session)).privateKeys.map((k) => ({ id: k.privateKeyId, label: k.privateKeyName }));
 
-export const privateKeySpec = defineResource<PrivateKeyState, PrivateKeyOutputs, PrivateKey>({
+export const privateKeySpec = defineResource<PrivateKeyInputs, PrivateKeyOutputs, PrivateKey>({
   kind: "PrivateKey",
   describe,
   list: listPrivateKeys,

@@ -32,7 +32,7 @@ async function fetchQuorum(session: Session, id: string): Promise<LiveQuorum | u
   return { ...(organizationData.rootQuorum ?? { threshold: 1, userIds: [] }), organizationId: session.organizationId };
 }
 
-const parameters = (inputs: RootQuorumState) => ({ threshold: inputs.threshold, userIds: inputs.userIds });
+const parameters = (inputs: RootQuorumInputs) => ({ threshold: inputs.threshold, userIds: inputs.userIds });
 
 const describe = {
   description:
@@ -64,14 +64,14 @@ const describe = {
 } as const satisfies ResourceDescription;
 
 /** Normalized inputs of a RootQuorum. */
-export type RootQuorumState = InputsOf<typeof describe>;
+export type RootQuorumInputs = InputsOf<typeof describe>;
 /** Outputs of a RootQuorum. */
 export type RootQuorumOutputs = OutputsOf<typeof describe>;
 
 /** The organization's root quorum: one per organization. */
 const listRootQuorum: ListObjects = async (session) => [{ id: session.organizationId, label: "root-quorum" }];
 
-export const rootQuorumSpec = defineResource<RootQuorumState, RootQuorumOutputs, LiveQuorum>({
+export const rootQuorumSpec = defineResource<RootQuorumInputs, RootQuorumOutputs, LiveQuorum>({
   kind: "RootQuorum",
   describe,
   list: listRootQuorum,

@@ -23,7 +23,7 @@ const fetchProfile = (session: Session, id: string): Promise<SessionProfile | un
   unlessNotFound(async () => (await session.client.getSessionProfile({ sessionProfileId: id })).sessionProfile);
 
 /** The create_session_profile parameters of `inputs`: its inputs of the same names. */
-const createParameters = (inputs: SessionProfileState) => parametersFrom(operations.createSessionProfile.parameters, inputs);
+const createParameters = (inputs: SessionProfileInputs) => parametersFrom(operations.createSessionProfile.parameters, inputs);
 
 const sameOptional = (a: unknown, b: unknown) => (a ?? "") === (b ?? "");
 
@@ -57,7 +57,7 @@ const describe = {
 } as const satisfies ResourceDescription;
 
 /** Normalized inputs of a SessionProfile. */
-export type SessionProfileState = InputsOf<typeof describe>;
+export type SessionProfileInputs = InputsOf<typeof describe>;
 /** Outputs of a SessionProfile. */
 export type SessionProfileOutputs = OutputsOf<typeof describe>;
 
@@ -65,7 +65,7 @@ export type SessionProfileOutputs = OutputsOf<typeof describe>;
 const listSessionProfiles: ListObjects = async (session) =>
   (await collections.sessionProfiles(session)).sessionProfiles.map((p) => ({ id: p.sessionProfileId, label: p.sessionProfileName }));
 
-export const sessionProfileSpec = defineResource<SessionProfileState, SessionProfileOutputs, SessionProfile>({
+export const sessionProfileSpec = defineResource<SessionProfileInputs, SessionProfileOutputs, SessionProfile>({
   kind: "SessionProfile",
   describe,
   list: listSessionProfiles,

@@ -13,14 +13,25 @@
  * read after a create, update or delete always sees that change. Reads already in flight are
  * shared too (the engine runs resources in parallel). A failed read is not kept.
  */
-import type { Session } from "./client";
-import { directContext, type ProviderContext } from "./context";
+import { directContext } from "./context";
+import { perRun } from "./run-state";
+import type { RunContext, Session } from "./run-types";
 
 /** One shared read: the read generation it was made in, and its answer. */
 export interface SharedReadEntry {
   readonly generation: number;
   readonly value: Promise<unknown>;
 }
+
+/** The shared reads of a configuration, per client: collection name → entry; and the read generation. */
+const readsOfRun = perRun(() => ({
+  byClient: new WeakMap<object, Map<string, SharedReadEntry>>(),
+  /** Bumped by every write through the configuration's clients; a shared read of an earlier generation is stale. */
+  generation: 0,
+}));
+
+/** The organization's collections as this run first read them (`before`), per client; part of the plan's census. */
+const readsBeforeOfRun = perRun(() => new Map<object, Map<string, SharedReadEntry>>(), "census");
 
 /** Reads kept per client (one per base URL, organization and API key): collection name → entry. */
 interface ReadsByClient {
@@ -57,12 +68,13 @@ function keptRead<T>(byClient: ReadsByClient, session: Session, collection: stri
  */
 export function sharedRead<T>(session: Session, collection: string, load: () => Promise<T>): Promise<T> {
   // Bumped by every write through the configuration's clients; an entry of an earlier generation is stale.
-  return keptRead(session.context.sharedReads, session, collection, session.context.readGeneration, load);
+  const reads = readsOfRun.of(session.context);
+  return keptRead(reads.byClient, session, collection, reads.generation, load);
 }
 
 /** Makes every shared read of the configuration stale (called on each write). */
-export function forgetSharedReads(context: ProviderContext = directContext()): void {
-  context.readGeneration += 1;
+export function forgetSharedReads(context: RunContext = directContext()): void {
+  readsOfRun.of(context).generation += 1;
 }
 
 /** True for requests that change the organization or report an activity's progress. */
@@ -75,7 +87,7 @@ function isWrite(path: string): boolean {
  * makes the shared reads stale, both when it is sent and when its answer arrives, so a read
  * that started in between cannot be served to a caller that comes after the write.
  */
-export function observeWrites(context: ProviderContext, path: string): void {
+export function observeWrites(context: RunContext, path: string): void {
   if (isWrite(path)) forgetSharedReads(context);
 }
 
@@ -103,7 +115,7 @@ export const collections = {
  * organization as this run first saw it (`before`). A failed read is not kept.
  */
 function readBefore<T>(session: Session, collection: string, load: () => Promise<T>): Promise<T> {
-  return keptRead(session.context.census.before, session, collection, 0, load);
+  return keptRead(readsBeforeOfRun.of(session.context), session, collection, 0, load);
 }
 
 /**

@@ -72,7 +72,7 @@ async function fetchInterface(session: Session, id: string): Promise<LiveInterfa
 }
 
 /** The create_smart_contract_interface parameters of `inputs`: its inputs of the same names, the type in its wire form. */
-function createParameters(inputs: SmartContractInterfaceState) {
+function createParameters(inputs: SmartContractInterfaceInputs) {
   return {
     ...parametersFrom(operations.createSmartContractInterface.parameters, inputs),
     type: `${WIRE_PREFIX}${inputs.type}` as "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM" | "SMART_CONTRACT_INTERFACE_TYPE_SOLANA",
@@ -130,14 +130,14 @@ const describe = {
 } as const satisfies ResourceDescription;
 
 /** Normalized inputs of a SmartContractInterface. */
-export type SmartContractInterfaceState = Omit<InputsOf<typeof describe>, "smartContractInterface"> & {
+export type SmartContractInterfaceInputs = Omit<InputsOf<typeof describe>, "smartContractInterface"> & {
   /** Canonical JSON text (or the text as given when it is not JSON; check then fails). */
   smartContractInterface: string;
 };
 /** Outputs of a SmartContractInterface. */
 export type SmartContractInterfaceOutputs = OutputsOf<typeof describe>;
 
-export const smartContractInterfaceSpec = defineResource<SmartContractInterfaceState, SmartContractInterfaceOutputs, LiveInterface>({
+export const smartContractInterfaceSpec = defineResource<SmartContractInterfaceInputs, SmartContractInterfaceOutputs, LiveInterface>({
   kind: "SmartContractInterface",
   list: listSmartContractInterfaces,
   describe,
@@ -152,7 +152,7 @@ export const smartContractInterfaceSpec = defineResource<SmartContractInterfaceS
     ...inputs,
     // The document as canonical text, the type without its wire prefix.
     smartContractInterface: canonicalInterface(inputs.smartContractInterface) as string,
-    type: shortType(inputs.type) as SmartContractInterfaceState["type"],
+    type: shortType(inputs.type) as SmartContractInterfaceInputs["type"],
   }),
   validate(inputs) {
     const record = inputs as unknown as Record<string, unknown>;

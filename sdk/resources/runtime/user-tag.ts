@@ -36,7 +36,7 @@ export async function fetchUserTag(session: Session, id: string): Promise<LiveTa
 }
 
 /** The create_user_tag parameters of `inputs`: its inputs of the same names. */
-const createParameters = (inputs: UserTagState) => parametersFrom(operations.createUserTag.parameters, inputs);
+const createParameters = (inputs: UserTagInputs) => parametersFrom(operations.createUserTag.parameters, inputs);
 
 /** Every user tag of the organization (private key tags are `PrivateKeyTag`'s). */
 const listUserTags: ListObjects = async (session) =>
@@ -76,11 +76,11 @@ const describe = {
 } as const satisfies ResourceDescription;
 
 /** Normalized inputs of a UserTag. */
-export type UserTagState = InputsOf<typeof describe>;
+export type UserTagInputs = InputsOf<typeof describe>;
 /** Outputs of a UserTag. */
 export type UserTagOutputs = OutputsOf<typeof describe>;
 
-export const userTagSpec = defineResource<UserTagState, UserTagOutputs, LiveTag>({
+export const userTagSpec = defineResource<UserTagInputs, UserTagOutputs, LiveTag>({
   kind: "UserTag",
   list: listUserTags,
   describe,

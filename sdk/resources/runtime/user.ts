@@ -54,7 +54,7 @@ function toWireKey(key: UserApiKey) {
 }
 
 /** The create_users parameters of `inputs` (no tags: they are UserTag's). */
-function createParameters(inputs: UserState) {
+function createParameters(inputs: UserInputs) {
   return {
     users: [
       compact({
@@ -164,13 +164,13 @@ const describe = {
 } as const satisfies ResourceDescription;
 
 /** Normalized inputs of a User. */
-export type UserState = InputsOf<typeof describe>;
+export type UserInputs = InputsOf<typeof describe>;
 /** Outputs of a User. */
 export type UserOutputs = OutputsOf<typeof describe>;
 /** An API key declared with a user. */
-export type UserApiKey = NonNullable<UserState["apiKeys"]>[number];
+export type UserApiKey = NonNullable<UserInputs["apiKeys"]>[number];
 /** An OAuth provider declared with a user: the OIDC claims that identify the account. */
-export type UserOauthProvider = NonNullable<UserState["oauthProviders"]>[number];
+export type UserOauthProvider = NonNullable<UserInputs["oauthProviders"]>[number];
 
 /** Every user but the one whose API key the session signs with. */
 const listUsers: ListObjects = async (session) =>
@@ -178,7 +178,7 @@ const listUsers: ListObjects = async (session) =>
     .filter((u) => !u.apiKeys.some((k) => isOwnKey(session, k.credential.publicKey)))
     .map((u) => ({ id: u.userId, label: u.userName }));
 
-export const userSpec = defineResource<UserState, UserOutputs, User>({
+export const userSpec = defineResource<UserInputs, UserOutputs, User>({
   kind: "User",
   describe,
   list: listUsers,
@@ -315,7 +315,7 @@ export const userSpec = defineResource<UserState, UserOutputs, User>({
  * e-mail and phone number as sent. `undefined` when keys or providers were declared (their ids
  * are only in the service's record). The timestamps are left out: no output shows them.
  */
-function asCreated(userId: string, inputs: UserState): User | undefined {
+function asCreated(userId: string, inputs: UserInputs): User | undefined {
   if ((inputs.apiKeys ?? []).length > 0 || (inputs.oauthProviders ?? []).length > 0) return undefined;
   return compact({
     userId,

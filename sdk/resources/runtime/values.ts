@@ -78,3 +78,10 @@ export function minus(a: readonly string[], b: readonly string[]): string[] {
 export function compact<T extends Record<string, unknown>>(record: T): T {
   return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as T;
 }
+
+/** Short, single-line rendering of a value for messages (long values are cut). */
+export function show(value: unknown): string {
+  if (value === undefined) return "(unset)";
+  const text = typeof value === "string" ? JSON.stringify(value) : canonicalJson(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

@@ -18,6 +18,7 @@ import { publicKeyFromPrivateKey } from "../../protocol/keys";
 import type { ApiKeyCurve } from "../../wire/enums";
 import { resolveOrganizationId, sessionFor } from "./client";
 import { ProviderError, refusedByIpAllowlist } from "./errors";
+import { perRun } from "./run-state";
 import { before } from "./shared-reads";
 import { probeAddress, type Unreachable } from "./reachability";
 import { describeOrigin, unknownKeyformVariables, unknownVariableProblem } from "./setting-sources";
@@ -52,15 +53,18 @@ export function unknownKeysError(keys: Iterable<string>): ProviderError | undefi
   return new ProviderError(`keyform: the stack config is wrong: ${problems.join("; ")}`);
 }
 
+/** Outcome of each settings check of a configuration, by base URL, organization and public key. */
+const verifiedOfRun = perRun(() => new Map<string, Promise<void>>());
+
 /**
  * Proves once per configuration (per base URL, organization and public key) that the settings
  * reach the service and that it accepts the key, with the run's one read of the organization.
  * @throws {ProviderError} naming the setting to fix.
  */
 export function verifySettings(context: ProviderContext, settings: Settings, organizationId: string | undefined): Promise<void> {
-  // A failure is kept too (`context.verified`): a configuration lives for one engine run, and
-  // retrying for every resource would make a silent server cost `timeoutMs` per resource instead of once.
-  const verified = context.verified;
+  // A failure is kept too: a configuration lives for one engine run, and retrying for every
+  // resource would make a silent server cost `timeoutMs` per resource instead of once.
+  const verified = verifiedOfRun.of(context);
   const purpose = "keyform: checking the provider settings";
   const key = `${settings.baseUrl}|${organizationId ?? settings.organizationId}|${settings.apiPublicKey}`;
   let pending = verified.get(key);

@@ -43,7 +43,7 @@ async function fetchWallet(session: Session, id: string): Promise<LiveWallet | u
   return { wallet, accounts };
 }
 
-function createParameters(inputs: WalletState) {
+function createParameters(inputs: WalletInputs) {
   return compact({
     walletName: inputs.walletName,
     accounts: inputs.accounts.map((a) =>
@@ -114,16 +114,16 @@ const describe = {
 } as const satisfies ResourceDescription;
 
 /** Normalized inputs of a Wallet. */
-export type WalletState = InputsOf<typeof describe>;
+export type WalletInputs = InputsOf<typeof describe>;
 /** Outputs of a Wallet. */
 export type WalletOutputs = OutputsOf<typeof describe>;
 /** One account to derive. */
-export type WalletAccountInput = WalletState["accounts"][number];
+export type WalletAccountInput = WalletInputs["accounts"][number];
 
 /** Every wallet of the organization. */
 const listWallets: ListObjects = async (session) => (await collections.wallets(session)).wallets.map((w) => ({ id: w.walletId, label: w.walletName }));
 
-export const walletSpec = defineResource<WalletState, WalletOutputs, LiveWallet>({
+export const walletSpec = defineResource<WalletInputs, WalletOutputs, LiveWallet>({
   kind: "Wallet",
   describe,
   list: listWallets,

@@ -35,7 +35,7 @@ async function fetchEndpoint(session: Session, id: string): Promise<WebhookEndpo
 }
 
 /** The create_webhook_endpoint parameters of `inputs`: its inputs of the same names (create takes no `isActive`). */
-const createParameters = (inputs: WebhookEndpointState) => parametersFrom(operations.createWebhookEndpoint.parameters, inputs);
+const createParameters = (inputs: WebhookEndpointInputs) => parametersFrom(operations.createWebhookEndpoint.parameters, inputs);
 
 const SUBSCRIPTION = {
   type: "object",
@@ -79,17 +79,17 @@ const describe = {
 } as const satisfies ResourceDescription;
 
 /** Normalized inputs of a WebhookEndpoint. */
-export type WebhookEndpointState = InputsOf<typeof describe>;
+export type WebhookEndpointInputs = InputsOf<typeof describe>;
 /** Outputs of a WebhookEndpoint. */
 export type WebhookEndpointOutputs = OutputsOf<typeof describe>;
 /** One subscription: an event type, an optional filter (JSON), active or not. */
-export type WebhookSubscriptionInput = WebhookEndpointState["subscriptions"][number];
+export type WebhookSubscriptionInput = WebhookEndpointInputs["subscriptions"][number];
 
 /** Every webhook endpoint of the organization. */
 const listWebhookEndpoints: ListObjects = async (session) =>
   (await session.client.listWebhookEndpoints()).webhookEndpoints.map((e) => ({ id: e.endpointId, label: e.name }));
 
-export const webhookEndpointSpec = defineResource<WebhookEndpointState, WebhookEndpointOutputs, WebhookEndpoint>({
+export const webhookEndpointSpec = defineResource<WebhookEndpointInputs, WebhookEndpointOutputs, WebhookEndpoint>({
   kind: "WebhookEndpoint",
   describe,
   list: listWebhookEndpoints,
