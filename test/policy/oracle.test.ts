@@ -19,7 +19,8 @@ import { spawn } from "node:child_process";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { diffPolicies } from "../../sdk/policy/smt/diff";
-import { domainProblems, exhaustiveDifference } from "./oracle";
+import { seededRandom } from "../support/seeded-random";
+import { domainProblems, exhaustiveDifference, outcomesEachEvaluated, randomPair } from "./oracle";
 
 const PAIRS = Number(process.env.KEYFORM_ORACLE_PAIRS ?? 500);
 const ORG_PAIRS = Number(process.env.KEYFORM_ORACLE_ORG_PAIRS ?? 500);
@@ -51,6 +52,19 @@ describe("policy diff against the exhaustive oracle", () => {
     // The solver agrees on both, and the gain is one a client could submit.
     const diff = await diffPolicies([base], [{ ...base, consensus: "approvers.any(u, 'tag-b' in u.tags)" }]);
     expect(diff.changes.some((c) => c.direction === "gains" && c.confirmed && c.how === "with approvers")).toBe(true);
+  });
+
+  it("the oracle's outcomes, each policy evaluated once per class of activities it cannot tell apart, are those of evaluating every activity", () => {
+    const next = seededRandom(4);
+    const all = Array.from({ length: 6 }, () => randomPair(next).flat()).flat();
+    const policies = [...new Map(all.map((p) => [JSON.stringify([p.effect, p.condition, p.consensus, p.time]), p])).values()];
+    for (const policy of policies) {
+      const { memoized, direct } = outcomesEachEvaluated(policy);
+      expect(memoized, JSON.stringify(policy)).toEqual(direct);
+    }
+    // The policies read the request, the approvers and the clock between them.
+    const text = JSON.stringify(policies);
+    for (const name of ["activity.", "approvers.", "wallet.", "eth.tx", "time.now"]) expect(text).toContain(name);
   });
 
   it(`${PAIRS} seeded pairs: no disagreement`, { timeout: 2 * SAMPLE_WATCHDOG_MS + 60_000 }, async () => {

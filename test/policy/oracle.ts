@@ -15,6 +15,7 @@ import { parseTimestamp } from "../../sdk/policy/time";
 import { diffPolicies } from "../../sdk/policy/smt/diff";
 import { DOCUMENTED_EXAMPLES } from "./examples";
 import { seededRandom } from "../support/seeded-random";
+import { DomainOutcomes } from "./oracle-outcomes";
 
 const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
 
@@ -204,40 +205,40 @@ const INPUTS: { activity: SimulatedActivity; kind: string; input: EvaluationInpu
   },
 }));
 
+/** Every policy's outcome on every activity of the domain, each evaluated once per class of activities it cannot tell apart. */
+const OUTCOMES = new DomainOutcomes(INPUTS.map(({ input }) => input));
+
+/** Per activity of the domain: refused to everyone but the root quorum, whatever the policies say. */
+const ROOT_QUORUM_ONLY: boolean[] = INPUTS.map(({ kind }) => ROOT_QUORUM_ONLY_KINDS.has(kind));
+
+/** One side's decision on every activity of the domain, by the engine's rules (a DENY that applies refuses, else an ALLOW that applies allows, else an ALLOW waiting for consensus waits, else refused). */
+function decisions(policies: readonly PolicyRecord[]): ("allowed" | "waits" | "refused")[] {
+  const outcomes = policies.map((p) => OUTCOMES.of(p));
+  return INPUTS.map((_, i) => {
+    if (ROOT_QUORUM_ONLY[i] || outcomes.some((o) => o[i] === "OUTCOME_DENY_EXPLICIT")) return "refused";
+    if (outcomes.some((o) => o[i] === "OUTCOME_ALLOW")) return "allowed";
+    return outcomes.some((o) => o[i] === "OUTCOME_REQUIRES_CONSENSUS") ? "waits" : "refused";
+  });
+}
+
 /**
  * The first activity of the domain the two sets decide differently (allowed or not), if any.
- * Each distinct policy is evaluated once per activity with the engine's evaluator, the decision
- * taken by the engine's rules (a DENY that applies refuses, else an ALLOW that applies allows);
- * a difference found is confirmed with `simulate` itself.
+ * Each policy's outcome is the engine's evaluator's ({@link DomainOutcomes}), the decision taken
+ * by the engine's rules; a difference found is confirmed with `simulate` itself.
  */
 export function exhaustiveDifference(before: readonly PolicyRecord[], after: readonly PolicyRecord[]): SimulatedActivity | undefined {
-  const keyOf = (p: PolicyRecord) => JSON.stringify([p.effect, p.condition ?? "", p.consensus ?? "", p.time ?? ""]);
-  const distinct = new Map<string, PolicyRecord>();
-  for (const p of [...before, ...after]) distinct.set(keyOf(p), p);
-  const [keysBefore, keysAfter] = [before.map(keyOf), after.map(keyOf)];
-  // Dimensions no policy reads stay at one value (the decisions cannot differ along them).
-  const text = [...distinct.keys()].join(" ");
-  const reads = (word: string) => text.includes(word);
-  const relevant = (a: SimulatedActivity) => {
-    const k = (a.keywords ?? {}) as { wallet?: { id: string }; private_key?: unknown; eth?: { tx: { value: number; to: string } } };
-    if (!reads("time") && a.now !== NOWS[0]) return false;
-    if (!reads("eth") && k.eth && !(k.eth.tx.value === 0 && k.eth.tx.to === TO_A)) return false;
-    if (!reads("wallet") && k.wallet && k.wallet.id !== "w-1") return false;
-    return true;
-  };
-  for (const { activity, kind, input } of INPUTS) {
-    if (!relevant(activity)) continue;
-    const outcome = new Map<string, string>();
-    for (const [key, policy] of distinct) outcome.set(key, evaluatePolicy(policy, input).outcome);
-    const allowed = (keys: readonly string[]) =>
-      !ROOT_QUORUM_ONLY_KINDS.has(kind) && !keys.some((k) => outcome.get(k) === "OUTCOME_DENY_EXPLICIT") && keys.some((k) => outcome.get(k) === "OUTCOME_ALLOW");
-    if (allowed(keysBefore) !== allowed(keysAfter)) {
-      const confirmed = (simulate(before, activity).outcome === "OUTCOME_ALLOW") !== (simulate(after, activity).outcome === "OUTCOME_ALLOW");
-      if (!confirmed) throw new Error(`the oracle's decision rule differs from simulate on ${JSON.stringify(activity)}`);
-      return activity;
-    }
-  }
-  return undefined;
+  const [b, a] = [decisions(before), decisions(after)];
+  const i = b.findIndex((decision, i) => (decision === "allowed") !== (a[i] === "allowed"));
+  if (i < 0) return undefined;
+  const { activity } = INPUTS[i]!;
+  const confirmed = (simulate(before, activity).outcome === "OUTCOME_ALLOW") !== (simulate(after, activity).outcome === "OUTCOME_ALLOW");
+  if (!confirmed) throw new Error(`the oracle's decision rule differs from simulate on ${JSON.stringify(activity)}`);
+  return activity;
+}
+
+/** A policy's outcomes on the domain as the oracle takes them, and as evaluating every activity one by one gives them (the check of {@link DomainOutcomes}). */
+export function outcomesEachEvaluated(policy: PolicyRecord): { memoized: readonly string[]; direct: readonly string[] } {
+  return { memoized: OUTCOMES.of(policy), direct: INPUTS.map(({ input }) => evaluatePolicy(policy, input).outcome) };
 }
 
 export interface OracleResult {
@@ -279,42 +280,33 @@ export async function runOracle(seed: number, count: number, onProgress?: (done:
   return { pairs: count, proved, provedNoChange, changes, disagreements };
 }
 
-/** Each activity of the domain without its approvers, as a key (the prefixes of its approver list are activities of the domain too). */
-const REQUEST_KEYS: string[] = INPUTS.map(({ activity }) => JSON.stringify([activity.type, activity.parameters, activity.keywords, activity.now]));
+/**
+ * Per activity of the domain, the activities its votes pass through: the same request with the
+ * first 1, 2, … of its approvers (the submitter, then each voter in turn), all of the domain.
+ */
+const VOTE_STEPS: number[][] = (() => {
+  const key = (activity: SimulatedActivity, approvers: number) => JSON.stringify([activity.type, activity.parameters, activity.keywords, activity.now, activity.approvers!.slice(0, approvers).map((u) => u.id)]);
+  const index = new Map(INPUTS.map(({ activity }, i) => [key(activity, activity.approvers!.length), i]));
+  return INPUTS.map(({ activity }) => activity.approvers!.map((_, votes) => index.get(key(activity, votes + 1))!));
+})();
 
 /**
  * Every (user, direction, kind) the oracle finds: the user submits an activity of the domain, the
  * others vote in turn, and the two sets reach different decisions (allowed or not). Each side's
- * decision at each number of votes is taken by the engine's rules (a DENY that applies refuses,
- * else an ALLOW that applies allows, else an ALLOW waiting for consensus waits, else refused), the
- * first that does not wait being the activity's.
+ * decision at each number of votes is taken by the engine's rules ({@link decisions}), the first
+ * that does not wait being the activity's.
  */
 export function exhaustiveChanges(before: readonly PolicyRecord[], after: readonly PolicyRecord[]): Set<string> {
   const found = new Set<string>();
-  const keyOf = (p: PolicyRecord) => JSON.stringify([p.effect, p.condition ?? "", p.consensus ?? "", p.time ?? ""]);
-  const distinct = new Map<string, PolicyRecord>();
-  for (const p of [...before, ...after]) distinct.set(keyOf(p), p);
-  const [keysBefore, keysAfter] = [before.map(keyOf), after.map(keyOf)];
-  const decided = new Map<string, [string, string]>();
-  INPUTS.forEach(({ activity, kind, input }, i) => {
-    const outcome = new Map<string, string>();
-    for (const [key, policy] of distinct) outcome.set(key, evaluatePolicy(policy, input).outcome);
-    const decision = (keys: readonly string[]) => {
-      if (ROOT_QUORUM_ONLY_KINDS.has(kind) || keys.some((k) => outcome.get(k) === "OUTCOME_DENY_EXPLICIT")) return "refused";
-      if (keys.some((k) => outcome.get(k) === "OUTCOME_ALLOW")) return "allowed";
-      return keys.some((k) => outcome.get(k) === "OUTCOME_REQUIRES_CONSENSUS") ? "waits" : "refused";
-    };
-    decided.set(`${REQUEST_KEYS[i]}|${activity.approvers!.map((u) => u.id).join(",")}`, [decision(keysBefore), decision(keysAfter)]);
-  });
+  const [decidedBefore, decidedAfter] = [decisions(before), decisions(after)];
+  const voted = (decided: readonly string[], steps: readonly number[]) => {
+    let outcome = "waits";
+    for (let votes = 0; votes < steps.length && outcome === "waits"; votes++) outcome = decided[steps[votes]!]!;
+    return outcome === "allowed";
+  };
   INPUTS.forEach(({ activity, kind }, i) => {
-    const ids = activity.approvers!.map((u) => u.id);
-    const voted = (side: 0 | 1) => {
-      let outcome = "waits";
-      for (let votes = 1; votes <= ids.length && outcome === "waits"; votes++) outcome = decided.get(`${REQUEST_KEYS[i]}|${ids.slice(0, votes).join(",")}`)![side];
-      return outcome === "allowed";
-    };
-    const [b, a] = [voted(0), voted(1)];
-    if (b !== a) found.add(`${ids[0]}\u0000${a ? "gains" : "loses"}\u0000${kind}`);
+    const [b, a] = [voted(decidedBefore, VOTE_STEPS[i]!), voted(decidedAfter, VOTE_STEPS[i]!)];
+    if (b !== a) found.add(`${activity.approvers![0]!.id}\u0000${a ? "gains" : "loses"}\u0000${kind}`);
   });
   return found;
 }

@@ -27,6 +27,9 @@ beforeAll(async () => {
     KEYFORM_ORGANIZATION_ID: "00000000-0000-4000-8000-000000000000",
     KEYFORM_API_PUBLIC_KEY: pair.publicKey,
     KEYFORM_API_PRIVATE_KEY: pair.privateKey,
+    // The client retries a refused connection within this budget before it reports it (the
+    // default, a minute, is for a server restarting mid-run): the message is the same after 3 s.
+    KEYFORM_TIMEOUT_MS: "3000",
   };
   for (const [key, value] of Object.entries(env)) {
     saved[key] = process.env[key];

@@ -226,7 +226,10 @@ describe("errors a user can act on", () => {
   });
 
   it("stack config wins over the environment", async () => {
-    configure({ config: { get: (key) => (key === "keyform:baseUrl" ? "http://127.0.0.1:1" : undefined) } });
+    // A short budget for the retries of the refused connection (the default is a minute): the
+    // message, which names the stack config key, is the same.
+    const config: Record<string, string> = { "keyform:baseUrl": "http://127.0.0.1:1", "keyform:timeoutMs": "3000" };
+    configure({ config: { get: (key) => config[key] } });
     try {
       const inputs = await checked("UserTag", { userTagName: "cfg", userIds: [] });
       await expect(handlers.UserTag!.create(inputs)).rejects.toThrow(/connection failed.*keyform:baseUrl/);
