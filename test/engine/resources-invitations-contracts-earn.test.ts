@@ -10,6 +10,7 @@ import type { KeyformClient } from "../../sdk/client/client";
 import { createInlineStack } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { changes, keyformResources, loadKeyform, since, stateOf } from "../resources/harness/engine-harness";
+import { settingsConfig } from "./plugin-support";
 
 const keyform = loadKeyform();
 const LIFECYCLE_TIMEOUT = 900_000;
@@ -35,17 +36,6 @@ afterAll(async () => {
   console.log(`resources-invitations-contracts-earn figures (ms): ${JSON.stringify(figures)}`);
 });
 
-/** Settings as stack config; nothing KEYFORM_* in the environment of the engine. */
-function stackConfig() {
-  const b = emu.emulator.bootstrap;
-  return {
-    "keyform:baseUrl": { value: emu.emulator.url },
-    "keyform:organizationId": { value: b.organizationId },
-    "keyform:apiPublicKey": { value: b.apiPublicKey },
-    "keyform:apiPrivateKey": { value: b.apiPrivateKey, secret: true },
-  };
-}
-
 interface Desired {
   invite: Record<string, unknown>;
   sci: Record<string, unknown>;
@@ -69,7 +59,8 @@ describe("Invitation, SmartContractInterface and EarnWrapperState", () => {
     };
     const { stack, cleanup } = await createInlineStack({
       projectName: "kf-invitations-contracts-earn",
-      config: stackConfig(),
+      // Settings as stack config; nothing KEYFORM_* in the environment of the engine.
+      config: settingsConfig(emu),
       program: async () => {
         const d = state.desired;
         const invite = new keyform.Invitation("invite", d.invite as never);
