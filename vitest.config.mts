@@ -25,10 +25,10 @@ export default defineConfig({
     // (the default keeps to the hosted service's 10 requests per second). Pacing is proven on
     // its own in test/client/rate-limit.test.ts, which sets its settings explicitly.
     env: { KEYFORM_MAX_REQUESTS_PER_SECOND: process.env.KEYFORM_MAX_REQUESTS_PER_SECOND ?? "0" },
-    // Test files run in separate processes; engine tests are heavy, so cap parallelism
-    // at the machine's two cores.
+    // Test files run in separate processes; engine tests are heavy, so parallelism is capped
+    // at the machine's two cores unless KEYFORM_TEST_FORKS says otherwise.
     pool: "forks",
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    poolOptions: { forks: { maxForks: testForks(), minForks: 1 } },
     // The long engine files start first, so they do not run alone at the end (see the file).
     sequence: { sequencer: EngineFirstSequencer },
     // CI logs name every test with its result; locally the compact reporter is enough. The
@@ -37,3 +37,12 @@ export default defineConfig({
     reporters: [process.env.CI ? "verbose" : "default", ["json", { outputFile: ".keyform/test-report.json" }], new FileTimingsReporter()],
   },
 });
+
+/** How many test files run at a time: KEYFORM_TEST_FORKS, a positive whole number, else 2. */
+function testForks(): number {
+  const setting = process.env.KEYFORM_TEST_FORKS;
+  if (setting === undefined || setting === "") return 2;
+  const forks = Number(setting);
+  if (!Number.isInteger(forks) || forks < 1) throw new Error(`KEYFORM_TEST_FORKS must be a positive whole number, got ${JSON.stringify(setting)}`);
+  return forks;
+}
