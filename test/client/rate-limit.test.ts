@@ -6,9 +6,10 @@
  * headers with no setting: provider sessions sharing the process's pace are never refused.
  *
  * Every test has emulators of its own: their buckets start full and no other test takes from
- * them (the limit counts per emulator, then per client address), so the tests run side by side
- * and none waits for a bucket to refill. A client's pace is per service (base URL), so the
- * clients of one test learn nothing from another's.
+ * them (the limit counts per emulator, then per client address), so no test waits for a bucket
+ * to refill, and the tests of this process run side by side; the two that start processes run
+ * after them, one at a time. A client's pace is per service (base URL), so the clients of one
+ * test learn nothing from another's.
  */
 import { afterAll, describe, it } from "vitest";
 import { ApiKeyStamper, KeyformClient, ServicePace, type ClientLogEvent } from "../../sdk/client";
@@ -166,6 +167,30 @@ describe.concurrent("the client's pace, learned from the headers", () => {
     });
   }
 
+  it("a service that sends no headers is not paced", async ({ expect }) => {
+    const { on: unlimited } = await emulatorOn();
+    const open = new ServicePace();
+    const c = client(unlimited, { rateLimiter: open });
+    await Promise.all(Array.from({ length: 5 }, () => c.whoami({})));
+    expect(open.rate).toBe(Infinity);
+  });
+
+  it("the cap setting paces below the advertised rate", async ({ expect }) => {
+    const { on: enterprise, limit } = await emulatorOn("enterprise");
+    const capped = new ServicePace(4);
+    const e = client(enterprise, { rateLimiter: capped });
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 9 }, () => e.whoami({})));
+    expect(capped.rate).toBe(4);
+    expect(Date.now() - started).toBeGreaterThanOrEqual((8 * 1000) / 4 - 5);
+    expect(limit().refused).toBe(0);
+  });
+});
+
+// On their own after the tests above: these start processes, whose start-up would load the
+// machine while the others keep to a pace (and a process that keeps to its booked start is what
+// the first one proves).
+describe("processes of one machine", () => {
   it("free: processes of one machine (a program's data functions, its provider) keep apart from their first request, and are never refused", { timeout: 120_000 }, async ({ expect }) => {
     const { on: free, limit } = await emulatorOn("free");
     const { bootstrap } = free.emulator;
@@ -190,29 +215,8 @@ describe.concurrent("the client's pace, learned from the headers", () => {
     expect(limit().refused).toBe(0);
     expect(limit().admitted).toBe(6);
   });
-
-  it("a service that sends no headers is not paced", async ({ expect }) => {
-    const { on: unlimited } = await emulatorOn();
-    const open = new ServicePace();
-    const c = client(unlimited, { rateLimiter: open });
-    await Promise.all(Array.from({ length: 5 }, () => c.whoami({})));
-    expect(open.rate).toBe(Infinity);
-  });
-
-  it("the cap setting paces below the advertised rate", async ({ expect }) => {
-    const { on: enterprise, limit } = await emulatorOn("enterprise");
-    const capped = new ServicePace(4);
-    const e = client(enterprise, { rateLimiter: capped });
-    const started = Date.now();
-    await Promise.all(Array.from({ length: 9 }, () => e.whoami({})));
-    expect(capped.rate).toBe(4);
-    expect(Date.now() - started).toBeGreaterThanOrEqual((8 * 1000) / 4 - 5);
-    expect(limit().refused).toBe(0);
-  });
 });
 
-// Its own block after the others: it starts six processes, which would load the machine while
-// the tests above keep to a pace.
 describe("keyform serve --plan / --requests-per-second / --rate-limit", () => {
   it("keyform serve enforces the plan or rate given on the command line (--plan, --requests-per-second, --rate-limit), and refuses a plan or rate that does not exist", async ({ expect }) => {
     const cli = path.join(repoRoot, "dist", "sdk", "cli", "main.js");
