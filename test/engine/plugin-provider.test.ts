@@ -9,7 +9,7 @@
  *   credential of either in plain text in state.
  */
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { createWorkDirStack, repoRoot, storedState } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
@@ -38,9 +38,8 @@ async function failure(run: Promise<unknown>): Promise<string> {
   throw new Error("expected the command to fail");
 }
 
-// The two tests use separate stacks and objects of their own: they run side by side.
-describe.concurrent("provider plugin", () => {
-  it("pulumi import of a tag, a policy and an API key, then no changes; settings checked by name", { timeout: 600_000 }, async ({ expect }) => {
+describe("provider plugin", () => {
+  it("pulumi import of a tag, a policy and an API key, then no changes; settings checked by name", { timeout: 600_000 }, async () => {
     const client = emuA.client;
     const userId = emuA.emulator.bootstrap.userId;
     const pair = generateApiKeyPair();
@@ -124,7 +123,7 @@ describe.concurrent("provider plugin", () => {
     }
   });
 
-  it("two explicit providers manage two organizations in one program", { timeout: 600_000 }, async ({ expect }) => {
+  it("two explicit providers manage two organizations in one program", { timeout: 600_000 }, async () => {
     const config: Record<string, string | { value: string; secret: boolean }> = {};
     for (const [prefix, emu] of [["a", emuA], ["b", emuB]] as const) {
       const b = emu.emulator.bootstrap;

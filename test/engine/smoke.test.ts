@@ -4,14 +4,13 @@
  * Node.js language host. SmokeProbe keeps its state in a file, so drift can be made by hand.
  * Loads the probe from dist/ (build first: `npx tsc -p .`; `npm test` does).
  */
-import { execFile } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import type { Deployment, OpMap } from "@pulumi/pulumi/automation";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createInlineStack, createWorkDirStack, storedState, pulumiBinDir, repoRoot } from "../support/engine";
 
 const PROBE_TYPE = "pulumi-nodejs:dynamic/keyform:SmokeProbe";
@@ -60,9 +59,8 @@ afterAll(() => {
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-// The tests have stacks, files and processes of their own: they run side by side.
-describe.concurrent("engine smoke: inline program", () => {
-  it("up creates, preview is quiet, refresh sees drift, destroy removes", { timeout: 300_000 }, async ({ expect }) => {
+describe("engine smoke: inline program", () => {
+  it("up creates, preview is quiet, refresh sees drift, destroy removes", { timeout: 300_000 }, async () => {
     const { SmokeProbe } = loadProbe();
     const filePath = path.join(scratch, "inline-probe.txt");
     const { stack, cleanup } = await createInlineStack({
@@ -106,8 +104,8 @@ describe.concurrent("engine smoke: inline program", () => {
   });
 });
 
-describe.concurrent("engine smoke: workDir project through keyform's language host", () => {
-  it("up, preview (no changes), destroy; the host passes project, stack, root and config", { timeout: 300_000 }, async ({ expect }) => {
+describe("engine smoke: workDir project through keyform's language host", () => {
+  it("up, preview (no changes), destroy; the host passes project, stack, root and config", { timeout: 300_000 }, async () => {
     const filePath = path.join(scratch, "workdir-probe.txt");
     const { stack, cleanup } = await createWorkDirStack({
       workDir: fixtureDir,
@@ -153,7 +151,7 @@ describe.concurrent("engine smoke: workDir project through keyform's language ho
     expect(fs.existsSync(stackFile)).toBe(false);
   });
 
-  it("a program that throws fails the update with the error and its stack", { timeout: 120_000 }, async ({ expect }) => {
+  it("a program that throws fails the update with the error and its stack", { timeout: 120_000 }, async () => {
     const filePath = path.join(scratch, "failing-probe.txt");
     const { stack, cleanup } = await createWorkDirStack({
       workDir: fixtureDir,
@@ -184,23 +182,22 @@ describe.concurrent("engine smoke: workDir project through keyform's language ho
   });
 });
 
-describe.concurrent("language host preload: util.inspect guard", () => {
+describe("language host preload: util.inspect guard", () => {
   const guardPath = path.join(repoRoot, "scripts", "pulumi-language-nodejs", "inspect-guard.cjs");
 
   /** Runs `script` in a fresh node with the guard preloaded; returns its stdout. */
-  async function nodeWithGuard(script: string): Promise<string> {
-    const { stdout } = await promisify(execFile)(process.execPath, ["--require", guardPath, "-e", script], {
+  function nodeWithGuard(script: string): string {
+    return execFileSync(process.execPath, ["--require", guardPath, "-e", script], {
       encoding: "utf8",
       // Generous: without the guard an affected Node.js spends tens of seconds before it throws.
       timeout: 110_000,
     });
-    return stdout;
   }
 
-  it("formats an error whose frame ends inside a scoped package, without colours", { timeout: 120_000 }, async ({ expect }) => {
+  it("formats an error whose frame ends inside a scoped package, without colours", { timeout: 120_000 }, () => {
     // The shape source-map-support gives @pulumi/pulumi's own frames. Affected Node.js releases
     // (20.20.x) loop on it in colour mode and end in "RangeError: Invalid string length".
-    const out = await nodeWithGuard(`
+    const out = nodeWithGuard(`
       const util = require("node:util");
       const err = new Error("boom");
       err.stack = "Error: boom\\n    at f (/app/node_modules/@pulumi/resource.ts:1598:22)";
@@ -214,8 +211,8 @@ describe.concurrent("language host preload: util.inspect guard", () => {
     expect(viaCause).not.toContain("\u001b[");
   });
 
-  it("leaves every other call to util.inspect as it was", async ({ expect }) => {
-    const out = await nodeWithGuard(`
+  it("leaves every other call to util.inspect as it was", () => {
+    const out = nodeWithGuard(`
       const util = require("node:util");
       const err = new Error("fine");
       err.stack = "Error: fine\\n    at f (/app/node_modules/@pulumi/pulumi/resource.js:1:2)";
