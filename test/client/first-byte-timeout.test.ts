@@ -1,12 +1,14 @@
 /**
  * The first-byte timeout over real sockets: a server that accepts connections and never
- * answers fails a call once, with the default budget of 15 s applied (read from the error, not
- * timed), naming the cause; retries do not multiply it. Activity polling keeps its own budget:
+ * answers fails a call once, with the default budget of 15 s applied, naming the cause; retries
+ * do not multiply it. The default is proven on the client's clock: the connection is real, the
+ * timers are Vitest's fake ones, advanced to just before 15 s (the call is still waiting) and
+ * then to 15 s (it has failed), so the test waits for no 15 s of wall time. Activity polling keeps its own budget:
  * an activity that takes many times the first-byte time to complete still completes, since
  * every poll is answered at once.
  */
 import * as net from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   DEFAULT_FIRST_BYTE_TIMEOUT_MS,
   FirstByteTimeoutError,
@@ -44,33 +46,49 @@ afterEach(async () => {
 });
 
 describe("a server that accepts connections and never answers", () => {
-  it("fails the call once within the default 15 s, naming the cause; no retry", { timeout: 60_000 }, async () => {
+  it("fails the call once at the default 15 s, not before, naming the cause; no retry", async () => {
     const events: ClientLogEvent[] = [];
     const before = accepted;
-    const client = new KeyformClient({
-      baseUrl: silentUrl,
-      organizationId: ORGANIZATION_ID,
-      stamper,
-      // The provider's settings: a minute for the whole request, five retries.
-      budgetMs: 60_000,
-      timeoutMs: 30_000,
-      retry: { maxRetries: 5 },
-      logger: (event) => events.push(event),
-    });
-    const error = await client.whoami({}).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(FirstByteTimeoutError);
-    expect(error).toBeInstanceOf(TimeoutError);
-    const timeout = error as FirstByteTimeoutError;
-    expect(DEFAULT_FIRST_BYTE_TIMEOUT_MS).toBe(15_000);
-    expect(timeout.timeoutMs).toBe(DEFAULT_FIRST_BYTE_TIMEOUT_MS);
-    expect(timeout.connected).toBe(true);
-    expect(timeout.message).toBe("whoami: the server accepted the connection but sent nothing within 15000 ms");
-    expect(events.filter((e) => e.type === "request.start")).toHaveLength(1);
-    expect(events.filter((e) => e.type === "retry")).toEqual([]);
-    expect(accepted - before).toBe(1);
+    // Only the timers the client arms are faked; sockets and setImmediate stay real.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const client = new KeyformClient({
+        baseUrl: silentUrl,
+        organizationId: ORGANIZATION_ID,
+        stamper,
+        // The provider's settings: a minute for the whole request, five retries.
+        budgetMs: 60_000,
+        timeoutMs: 30_000,
+        retry: { maxRetries: 5 },
+        logger: (event) => events.push(event),
+      });
+      let settled: { error: unknown } | undefined;
+      void client.whoami({}).then(
+        () => (settled = { error: undefined }),
+        (error: unknown) => (settled = { error }),
+      );
+      // The real connection: the server accepts it (and the client sees it connected).
+      while (accepted - before < 1) await new Promise((resolve) => setImmediate(resolve));
+      for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+      await vi.advanceTimersByTimeAsync(DEFAULT_FIRST_BYTE_TIMEOUT_MS - 1);
+      expect(settled, "settled before the first-byte time").toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      for (let i = 0; i < 100 && settled === undefined; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(settled, "still waiting at the first-byte time").toBeDefined();
+      const error = settled!.error;
+      expect(error).toBeInstanceOf(FirstByteTimeoutError);
+      expect(error).toBeInstanceOf(TimeoutError);
+      const timeout = error as FirstByteTimeoutError;
+      expect(DEFAULT_FIRST_BYTE_TIMEOUT_MS).toBe(15_000);
+      expect(timeout.timeoutMs).toBe(DEFAULT_FIRST_BYTE_TIMEOUT_MS);
+      expect(timeout.connected).toBe(true);
+      expect(timeout.message).toBe("whoami: the server accepted the connection but sent nothing within 15000 ms");
+      expect(events.filter((e) => e.type === "request.start")).toHaveLength(1);
+      expect(events.filter((e) => e.type === "retry")).toEqual([]);
+      expect(accepted - before).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("applies a configured first-byte time, and only when it is shorter than the attempt's timeout", async () => {

@@ -5,7 +5,7 @@
  * classes, takes this version's code into its inputs on `up`, and is destroyed by the code it
  * stored (a delete runs the code in state). Each object is read back from the emulator.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { providerCode } from "../../sdk/resources/provider";
 import { createInlineStack } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
@@ -30,8 +30,9 @@ class EarlierResource extends pulumi.CustomResource {
   }
 }
 
-describe("provider code in state", () => {
-  it("a stack an earlier version wrote refreshes, plans no change, and is destroyed", { timeout: 600_000 }, async () => {
+// The two tests have stacks and objects of their own: they run side by side.
+describe.concurrent("provider code in state", () => {
+  it("a stack an earlier version wrote refreshes, plans no change, and is destroyed", { timeout: 600_000 }, async ({ expect }) => {
     let earlier = true;
     const { stack, cleanup } = await createInlineStack({
       projectName: "kf-provider-code",
@@ -81,7 +82,7 @@ describe("provider code in state", () => {
     }
   });
 
-  it("this version stores one line per resource, in the inputs and the outputs, and the program's line as its source position", { timeout: 600_000 }, async () => {
+  it("this version stores one line per resource, in the inputs and the outputs, and the program's line as its source position", { timeout: 600_000 }, async ({ expect }) => {
     const { stack, cleanup } = await createInlineStack({
       projectName: "kf-provider-code-new",
       envVars: emulatorEnv(emu.emulator),

@@ -1,9 +1,10 @@
 /**
  * A batch on a limited plan waits for the creates the engine announced (`announceCreate`,
  * called by a resource's check of a new resource in an engine run): an announced create that
- * arrives after the batch's idle window still joins it. Against the real emulator on the Free
- * plan (1 request/s), through a counting proxy; the control run without announcements shows the
- * late create going out on its own.
+ * arrives after the batch's idle window still joins it. Against the real emulator on the Pro
+ * plan (3 requests/s: a limited plan whose slots, and so the test's waits, are a third of the
+ * Free plan's), through a counting proxy; the control run without announcements shows the late
+ * create going out on its own.
  *
  * And it waits only while an announced create can still come: when every operation slot of the
  * engine (`PULUMI_PARALLEL`, else 4 per CPU) is held by a create waiting in a batch, the engine
@@ -29,7 +30,7 @@ let journalDir: string;
 const savedJournal = process.env.KEYFORM_JOURNAL_DIR;
 
 beforeAll(async () => {
-  emu = await startTestEmulator({ plan: "free" });
+  emu = await startTestEmulator({ plan: "pro" });
   proxy = await startFaultProxy({ upstream: emu.emulator.url, rate: 0, seed: 1 });
   restoreSettings = useRuntimeSettings(proxy.url, emu.emulator.bootstrap);
   journalDir = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-batch-announced-"));
@@ -72,9 +73,9 @@ async function createWithLateOne(stack: string, keys: readonly string[], lateMs:
 const submits = () => ({ plural: proxy.counts.byPath["/public/v1/submit/create_policies"] ?? 0, singular: proxy.counts.byPath["/public/v1/submit/create_policy"] ?? 0 });
 
 describe("a batch on a limited plan and the creates the engine announced", () => {
-  // Later than the batch's idle window (one slot of the plan, 1.1 s at 1 request/s), within the
-  // wait for announced creates (2 s since the last arrival).
-  const LATE_MS = 1_500;
+  // Later than the batch's idle window (one slot of the plan, 0.37 s at 3 requests/s), well within
+  // the wait for announced creates (`EXPECTED_IDLE_MS` since the last arrival).
+  const LATE_MS = 1_000;
 
   it("without announcements, a create arriving after the idle window goes out on its own (control)", async () => {
     proxy.resetCounts();
