@@ -41,7 +41,7 @@ function namesRead(policy: PolicyRecord, known: ReadonlySet<string>): string[] {
  * keeping only its message: over the domain most policies error on most classes, and the stack
  * each throw takes was most of the oracle's time and garbage. The outcomes are the same.
  */
-function withoutStackTraces<T>(run: () => T): T {
+export function withoutStackTraces<T>(run: () => T): T {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
