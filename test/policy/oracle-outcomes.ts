@@ -35,6 +35,22 @@ function namesRead(policy: PolicyRecord, known: ReadonlySet<string>): string[] {
   return [...names].sort();
 }
 
+/**
+ * `run` with errors taking no stack trace. The evaluator reports a clause that cannot be read (a
+ * keyword the request lacks) by throwing, and the engine turns the throw into OUTCOME_ERROR,
+ * keeping only its message: over the domain most policies error on most classes, and the stack
+ * each throw takes was most of the oracle's time and garbage. The outcomes are the same.
+ */
+export function withoutStackTraces<T>(run: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return run();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** The outcomes of policies on a fixed list of evaluator inputs. */
 export class DomainOutcomes {
   private readonly known: ReadonlySet<string>;
@@ -59,7 +75,7 @@ export class DomainOutcomes {
     let found = this.outcomes.get(key);
     if (!found) {
       const { classOf, representatives } = this.partition(namesRead(policy, this.known));
-      const byClass = representatives.map((i) => evaluatePolicy(policy, this.inputs[i]!).outcome);
+      const byClass = withoutStackTraces(() => representatives.map((i) => evaluatePolicy(policy, this.inputs[i]!).outcome));
       found = Array.from(classOf, (c) => byClass[c]!);
       // The pairs of one run share few policies beyond a pair's two sides: keep the memory flat.
       if (this.outcomes.size >= 256) this.outcomes.clear();

@@ -9,11 +9,12 @@
  * votes in turn) or name users or tags the organization lacks, the (user, direction, kind) the
  * exhaustive oracle finds that no row lists, and the wrong `--no-new-access` exits: all 0.
  *
- * The sample runs in a process of its own (the bench script, compiled): Z3's WebAssembly build
- * has been seen to abort a solver thread under a loaded machine ("memory access out of bounds"),
- * which blocks its process for good. Such a run ends without its summary line and is killed
- * after {@link SAMPLE_WATCHDOG_MS}; it is run once more, and the crash is printed. A run that
- * reports disagreements is never run again.
+ * The two samples run one after the other in one process of their own (the bench script,
+ * compiled, with `--org-pairs`: Z3's start, its compiled code and the oracle's domain serve
+ * both): Z3's WebAssembly build has been seen to abort a solver thread under a loaded machine
+ * ("memory access out of bounds"), which blocks its process for good. Such a run ends without
+ * its summary lines and is killed after {@link SAMPLE_WATCHDOG_MS}; it is run once more, and the
+ * crash is printed. A run that reports disagreements is never run again.
  */
 import { spawn } from "node:child_process";
 import * as path from "node:path";
@@ -24,22 +25,35 @@ import { domainProblems, exhaustiveDifference, outcomesEachEvaluated, randomPair
 
 const PAIRS = Number(process.env.KEYFORM_ORACLE_PAIRS ?? 500);
 const ORG_PAIRS = Number(process.env.KEYFORM_ORACLE_ORG_PAIRS ?? 500);
-const SAMPLE_WATCHDOG_MS = 600_000;
+const SAMPLE_WATCHDOG_MS = 900_000;
 const BENCH = path.resolve(__dirname, "../../dist/scripts/bench-policy-oracle.js");
 
-/** One run of the seeded sample in its own process: its output, and whether it ended with its summary line. */
-function sampleRun(pairs: number, seed: number, extra: readonly string[] = []): Promise<{ output: string; finished: boolean }> {
+/** One run of both seeded samples in their own process: its output, and whether it ended with both summary lines. */
+function sampleRun(seed: number): Promise<{ output: string; finished: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BENCH, "--pairs", String(pairs), "--seed", String(seed), ...extra], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BENCH, "--pairs", String(PAIRS), "--org-pairs", String(ORG_PAIRS), "--seed", String(seed)], { stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const watchdog = setTimeout(() => child.kill("SIGKILL"), SAMPLE_WATCHDOG_MS);
     child.once("exit", () => {
       clearTimeout(watchdog);
-      resolve({ output, finished: / pairs \(seed \d+\): /.test(output) });
+      resolve({ output, finished: /^\d+ pairs \(seed \d+\): /m.test(output) && /^\d+ org pairs \(seed \d+\): /m.test(output) });
     });
   });
+}
+
+let samples: Promise<{ output: string; finished: boolean }> | undefined;
+
+/** The run of both samples the two tests read, started by the first (and run once more when it ended without its summaries). */
+function bothSamples(seed: number): Promise<{ output: string; finished: boolean }> {
+  samples ??= (async () => {
+    const run = await sampleRun(seed);
+    if (run.finished) return run;
+    console.log(`[oracle] the samples' process ended without its summaries; run again. Its output ended:\n${run.output.slice(-1500)}`);
+    return sampleRun(seed);
+  })();
+  return samples;
 }
 
 describe("policy diff against the exhaustive oracle", () => {
@@ -68,13 +82,10 @@ describe("policy diff against the exhaustive oracle", () => {
   });
 
   it(`${PAIRS} seeded pairs: no disagreement`, { timeout: 2 * SAMPLE_WATCHDOG_MS + 60_000 }, async () => {
-    let run = await sampleRun(PAIRS, 2027);
-    if (!run.finished) {
-      console.log(`[oracle] the sample's process ended without its summary; run again. Its output ended:\n${run.output.slice(-1500)}`);
-      run = await sampleRun(PAIRS, 2027);
-    }
+    const run = await bothSamples(2027);
     expect(run.finished, run.output.slice(-3000)).toBe(true);
     expect(run.output.split("\n").filter((line) => line.startsWith("DISAGREEMENT"))).toEqual([]);
+    console.log(`[oracle] ${/^\d+ pairs \(seed .*$/m.exec(run.output)![0]}`);
     const [, proved, changes, disagreements] = / (\d+) proved no change .*?, (\d+) with a change .*?; (\d+) disagreements/.exec(run.output)!;
     expect(Number(disagreements)).toBe(0);
     // The sample exercises both verdicts.
@@ -83,13 +94,10 @@ describe("policy diff against the exhaustive oracle", () => {
   });
 
   it(`${ORG_PAIRS} seeded pairs over the organization's users and the catalog's types: no spurious row, no missed user, no wrong --no-new-access exit`, { timeout: 2 * SAMPLE_WATCHDOG_MS + 60_000 }, async () => {
-    let run = await sampleRun(ORG_PAIRS, 2027, ["--org"]);
-    if (!run.finished) {
-      console.log(`[oracle] the sample's process ended without its summary; run again. Its output ended:\n${run.output.slice(-1500)}`);
-      run = await sampleRun(ORG_PAIRS, 2027, ["--org"]);
-    }
+    const run = await bothSamples(2027);
     expect(run.finished, run.output.slice(-3000)).toBe(true);
     expect(run.output.split("\n").filter((line) => line.startsWith("FINDING"))).toEqual([]);
+    console.log(`[oracle] ${/^\d+ org pairs \(seed .*$/m.exec(run.output)![0]}`);
     const [, rows, spurious, missed, wrong] = / (\d+) rows, \d+ outsiders' notes; spurious rows (\d+), missed users (\d+), wrong exits (\d+)/.exec(run.output)!;
     expect([Number(spurious), Number(missed), Number(wrong)]).toEqual([0, 0, 0]);
     // The sample has rows to check.

@@ -15,7 +15,7 @@ import { parseTimestamp } from "../../sdk/policy/time";
 import { diffPolicies } from "../../sdk/policy/smt/diff";
 import { DOCUMENTED_EXAMPLES } from "./examples";
 import { seededRandom } from "../support/seeded-random";
-import { DomainOutcomes } from "./oracle-outcomes";
+import { DomainOutcomes, withoutStackTraces } from "./oracle-outcomes";
 
 const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
 
@@ -238,7 +238,7 @@ export function exhaustiveDifference(before: readonly PolicyRecord[], after: rea
 
 /** A policy's outcomes on the domain as the oracle takes them, and as evaluating every activity one by one gives them (the check of {@link DomainOutcomes}). */
 export function outcomesEachEvaluated(policy: PolicyRecord): { memoized: readonly string[]; direct: readonly string[] } {
-  return { memoized: OUTCOMES.of(policy), direct: INPUTS.map(({ input }) => evaluatePolicy(policy, input).outcome) };
+  return { memoized: OUTCOMES.of(policy), direct: withoutStackTraces(() => INPUTS.map(({ input }) => evaluatePolicy(policy, input).outcome)) };
 }
 
 export interface OracleResult {

@@ -77,7 +77,9 @@ const TARGET_FIELDS = ["sign_with", "wallet_id", "private_key_id", "address", "w
  * kind to a new one, is a finding of its own: {@link versionMigrations}).
  */
 export function typeUniverse(_literals?: Literals): TypeSlot[] {
-  return [...activityCatalog().values()].map((entry) => ({
+  // The catalog is fixed for the process: its slots are built once (a few milliseconds a call,
+  // most of it sampling wire schemas), and each caller gets its own array of the same slots.
+  slots ??= [...activityCatalog().values()].map((entry) => ({
     type: entry.type,
     kind: entry.kind,
     resource: entry.resource,
@@ -89,7 +91,11 @@ export function typeUniverse(_literals?: Literals): TypeSlot[] {
     paramTypes: entry.paramTypes,
     nonEmptyLists: nonEmptyLists(entry.type),
   }));
+  return [...slots];
 }
+
+/** The catalog's types as slots, built at the first {@link typeUniverse}; the slots are never changed. */
+let slots: readonly TypeSlot[] | undefined;
 
 /** A policy that names an exact activity type: it stops applying when the service moves that kind to a new version. */
 export interface VersionMigration {
