@@ -11,10 +11,11 @@
  *   switches it on. Forced with `keyform:allowLockout`, `up` locks the key out, and `destroy` then
  *   fails with an error that says so (403 code 7, the address, the list), not a garbled one.
  * - (b) The deployer's own ALLOW (adopted by the stack) is dropped from the program. The engine
- *   plans that delete without asking the provider, so a plain `pulumi preview` passes; the
- *   preview of `keyform gitops preview` (which reads the planned steps) fails naming the policy
- *   and the activity the deployer would lose, and `up` refuses the delete before it is sent; the
- *   policy is still there.
+ *   plans that delete without asking the provider, so a plain `pulumi preview` passes; the proof
+ *   over its planned steps (`accessLosingDeletes`) refuses it, and lets it through with
+ *   KEYFORM_ALLOW_LOCKOUT; the preview of `keyform gitops preview` (which reads the planned steps)
+ *   fails naming the policy and the activity the deployer would lose, and `up` refuses the delete
+ *   before it is sent; the policy is still there.
  * - (c) A DENY on POLICY/DELETE for the deployer is declared: the preview fails naming
  *   DELETE_POLICY (the destroy of the stack's own policy) and the DENY.
  * - (d) The deployer is removed from the tag its ALLOW names (UserTag `userIds`): the preview
@@ -25,6 +26,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStamper, KeyformClient } from "../../sdk/client";
+import { accessLosingDeletes, PlannedSteps } from "../../sdk/gitops/access-delete-check";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { settingsEnv, stackEnv, typescriptStack, yamlStack, type Declared, type MakeDeclaredStack } from "../support/declared-stacks";
 import { pulumiBinDir } from "../support/engine";
@@ -125,12 +127,17 @@ describe.each<{ door: string; make: MakeDeclaredStack }>([
     try {
       await handle.stack.up();
       redeclare([tag]);
-      // The engine's own limit: a plain preview plans the delete without asking the provider.
-      expect((await commandOutcome(handle.stack.preview())).exitCode).toBe(0);
+      // The engine's own limit: a plain preview plans the delete without asking the provider and
+      // passes. Its steps, read through the Automation API, are what the GitOps preview proves over;
+      // the deliberate hand-over (KEYFORM_ALLOW_LOCKOUT) lets them through.
+      const steps = new PlannedSteps();
+      expect((await commandOutcome(handle.stack.preview({ onEvent: steps.onEvent }))).exitCode).toBe(0);
+      const env = { ...stackEnv(handle.stack), ...settingsEnv(d.access) };
+      expect(await accessLosingDeletes(handle.stack, steps, env)).toHaveLength(1);
+      expect(await accessLosingDeletes(handle.stack, steps, { ...env, KEYFORM_ALLOW_LOCKOUT: "true" })).toEqual([]);
 
       // `keyform gitops preview` reads the planned steps and runs the proof over them.
       const out = fs.mkdtempSync(path.join(work, "reports-"));
-      const env = { ...stackEnv(handle.stack), ...settingsEnv(d.access) };
       const preview = await keyformCli(["gitops", "preview", "--stack", handle.stack.name, "--out", out, "--work-dir", workDir, "--pulumi", pulumiBinDir()], env);
       expect(preview.code, preview.output).toBe(1);
       const errors = (JSON.parse(fs.readFileSync(path.join(out, "preview.json"), "utf8")) as { errors: string[] }).errors.join("\n");
@@ -138,9 +145,6 @@ describe.each<{ door: string; make: MakeDeclaredStack }>([
       expect(errors).toMatch(/ACTIVITY_TYPE_UPDATE_USER_TAG for UserTag "b-tag" would be refused/);
       expect(errors).toMatch(/submitted by user "deployer-b-[^"]+" \([^)]+\) alone: OUTCOME_(DENY_IMPLICIT|REQUIRES_CONSENSUS)/);
       expect(errors.match(/after this plan the deploying API key could not/g)).toHaveLength(1);
-      // The deliberate hand-over previews.
-      const forced = await keyformCli(["gitops", "preview", "--stack", handle.stack.name, "--out", out, "--work-dir", workDir, "--pulumi", pulumiBinDir()], { ...env, KEYFORM_ALLOW_LOCKOUT: "true" });
-      expect(forced.code, forced.output).toBe(0);
 
       const up = await commandOutcome(handle.stack.up());
       expect(up.exitCode).not.toBe(0);
