@@ -1,7 +1,8 @@
 /**
  * Lockout-freedom over the organization after the plan, on the real engine against the emulator,
- * each of the four plans on the TypeScript path (dynamic providers) and on the YAML path (the
- * provider plugin), each run as its deployer would: a user outside the root quorum, with its own
+ * each of the four plans on the TypeScript path (dynamic providers; an inline program,
+ * `inline-declared-stack.ts`, except for (b), which `keyform gitops` runs from its project folder)
+ * and on the YAML path (the provider plugin), each run as its deployer would: a user outside the root quorum, with its own
  * API key, whom an ALLOW made by the root user lets do anything. Each deployer is its own user,
  * so the plans do not touch each other.
  *
@@ -33,6 +34,7 @@ import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import type { OrganizationAccess } from "../support/organization-snapshot";
 import { builtScriptOutcome, commandOutcome, lockoutRefusals } from "./fail-closed-support";
+import { typescriptInlineStack } from "./inline-declared-stack";
 
 const TIMEOUT = 600_000;
 
@@ -75,10 +77,11 @@ const keyformCli = (args: string[], env: NodeJS.ProcessEnv) => builtScriptOutcom
 const byUser = (userId: string) => `approvers.any(user, user.id == '${userId}')`;
 const policyNamed = async (policyName: string) => (await emu.client.listPolicies({})).policies.filter((p) => p.policyName === policyName);
 
-describe.each<{ door: string; make: MakeDeclaredStack }>([
-  { door: "TypeScript", make: typescriptStack },
-  { door: "YAML", make: yamlStack },
-])("lockout-freedom over the organization after the plan ($door)", ({ door, make }) => {
+describe.each<{ door: string; make: MakeDeclaredStack; runnable: MakeDeclaredStack }>([
+  // TypeScript: an inline program where only the engine runs it; `keyform gitops` needs a project folder.
+  { door: "TypeScript", make: typescriptInlineStack, runnable: typescriptStack },
+  { door: "YAML", make: yamlStack, runnable: yamlStack },
+])("lockout-freedom over the organization after the plan ($door)", ({ door, make, runnable }) => {
   it("(a) an organization-level list switches the deploying key's own list on: preview fails; forced, destroy says why it cannot", { timeout: TIMEOUT }, async () => {
     const d = await newDeployer(`deployer-a-${door}`);
     await emu.client.createPolicy({ policyName: `deployer-a does anything ${door}`, effect: "EFFECT_ALLOW", consensus: byUser(d.userId), notes: "" });
@@ -123,7 +126,7 @@ describe.each<{ door: string; make: MakeDeclaredStack }>([
     const { policyId } = await emu.client.createPolicy({ policyName, effect: "EFFECT_ALLOW", consensus: byUser(d.userId), notes: "" });
     const own: Declared = { kind: "Policy", name: "own-allow", args: { policyName, effect: "EFFECT_ALLOW", consensus: byUser(d.userId), notes: "", importId: policyId } };
     const tag: Declared = { kind: "UserTag", name: "b-tag", args: { userTagName: `lockout-b-${door}` } };
-    const { handle, redeclare, workDir } = await make(work, d.access, [own, tag]);
+    const { handle, redeclare, workDir } = await runnable(work, d.access, [own, tag]);
     try {
       await handle.stack.up();
       redeclare([tag]);

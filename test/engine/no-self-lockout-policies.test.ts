@@ -1,6 +1,6 @@
 /**
  * No self-lockout by policy, on the real engine against the emulator, TypeScript (dynamic
- * providers) and YAML (the provider plugin) paths. keyform deploys as "deployer", a user outside
+ * providers, an inline program: `inline-declared-stack.ts`) and YAML (the provider plugin) paths. keyform deploys as "deployer", a user outside
  * the root quorum whom an ALLOW policy lets do anything (the emulator runs the policies on each
  * of its activities):
  *
@@ -21,12 +21,13 @@ import * as path from "node:path";
 import type { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
-import { accessThrough, typescriptStack, yamlStack, type Declared, type MakeDeclaredStack } from "../support/declared-stacks";
+import { accessThrough, yamlStack, type Declared, type MakeDeclaredStack } from "../support/declared-stacks";
 import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import type { OrganizationAccess } from "../support/organization-snapshot";
 import { officialClient } from "../support/organization-snapshot";
 import { commandOutcome, lockoutRefusals } from "./fail-closed-support";
+import { typescriptInlineStack } from "./inline-declared-stack";
 
 const TIMEOUT = 600_000;
 
@@ -69,7 +70,7 @@ async function removeByRoot(policyName: string): Promise<void> {
 }
 
 describe.each<{ door: string; make: MakeDeclaredStack }>([
-  { door: "TypeScript", make: typescriptStack },
+  { door: "TypeScript", make: typescriptInlineStack },
   { door: "YAML", make: yamlStack },
 ])("no self-lockout by policy: $door", ({ door, make }) => {
   it("a DENY on what the plan needs fails the preview naming policy, kind, resource and user; a DENY on what it does not need previews", { timeout: TIMEOUT }, async () => {

@@ -1,7 +1,8 @@
 /**
  * No self-lockout, on the real engine against the emulator, TypeScript (dynamic providers) and
  * YAML (the provider plugin) paths. Each path runs its scenarios one after the other on one stack
- * (the root user's key deploys), each scenario a new program for it:
+ * (the root user's key deploys), each scenario a new program for it; on the TypeScript path an
+ * inline program (`inline-declared-stack.ts`), except where the GitOps runner runs the program:
  *
  * - An enabled organization-level IP allowlist that leaves out the address the emulator echoes
  *   for this client (`x-rate-limit-request-remote-addr`) fails the preview naming that address.
@@ -34,6 +35,7 @@ import { accessThrough, typescriptStack, yamlStack, type Declared, type Declared
 import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { builtScriptOutcome, commandOutcome, lockoutRefusals } from "./fail-closed-support";
+import { typescriptInlineStack } from "./inline-declared-stack";
 import { credentialLockouts, PlannedCredentialDeletes } from "../../sdk/gitops/credential-check";
 import { settingsEnv, stackEnv } from "../support/declared-stacks";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
@@ -79,10 +81,11 @@ const quorum = (threshold: number, userIds: string[]): Declared => ({ kind: "Roo
 /** `node dist/examples/gitops/runner.js <args>` with `env`: its exit code and output. */
 const runnerOutcome = (args: string[], env: Record<string, string>) => builtScriptOutcome("dist/examples/gitops/runner.js", args, env);
 
-describe.each<{ door: string; make: MakeDeclaredStack }>([
-  { door: "TypeScript", make: typescriptStack },
-  { door: "YAML", make: yamlStack },
-])("no self-lockout: $door", ({ door, make }) => {
+describe.each<{ door: string; make: MakeDeclaredStack; runnable: MakeDeclaredStack }>([
+  // TypeScript: an inline program where only the engine runs it; the runner needs a project folder.
+  { door: "TypeScript", make: typescriptInlineStack, runnable: typescriptStack },
+  { door: "YAML", make: yamlStack, runnable: yamlStack },
+])("no self-lockout: $door", ({ door, make, runnable }) => {
   // One stack for the path: every scenario below is a new program for it.
   let declared: DeclaredStack;
   beforeAll(async () => {
@@ -154,7 +157,10 @@ describe.each<{ door: string; make: MakeDeclaredStack }>([
   });
 
   it("a planned delete of the deploying key and user: a plain preview passes, its steps name both, the runner's up stops at its preview", { timeout: TIMEOUT }, async () => {
-    const { handle, redeclare, workDir } = declared;
+    // The runner runs the program from its project folder: the YAML path's stack has one, the
+    // TypeScript path's gets one of its own.
+    const runnerStack = make === runnable ? declared : await runnable(work, access(), []);
+    const { handle, redeclare, workDir } = runnerStack;
     const b = emu.emulator.bootstrap;
     const { apiKeys } = await official.getApiKeys({ organizationId: b.organizationId, userId: b.userId });
     const own = apiKeys.find((k) => k.credential.publicKey.toLowerCase() === b.apiPublicKey.toLowerCase())!;
@@ -214,6 +220,7 @@ describe.each<{ door: string; make: MakeDeclaredStack }>([
       const deployment = exported.deployment as { resources?: Array<{ urn: string }> };
       deployment.resources = (deployment.resources ?? []).filter((r) => !r.urn.endsWith("::deployer-key") && !r.urn.endsWith("::deployer"));
       await handle.stack.importStack(exported);
+      if (runnerStack !== declared) await handle.cleanup();
     }
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Preview refuses what `up` would, on the real engine against the emulator, on the TypeScript
- * path (dynamic providers) and the YAML path (the provider plugin): two resources of one
+ * path (dynamic providers, an inline program: `inline-declared-stack.ts`) and the YAML path (the
+ * provider plugin): two resources of one
  * program with the same unique name, and a plan over the service's limit of 100 user tags per
  * organization. Each fails the preview naming the resources (or the count and the objects);
  * the organization is read back with the official client afterwards. Each path has one stack,
@@ -11,10 +12,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accessThrough, typescriptStack, yamlStack, type Declared, type DeclaredStack, type MakeDeclaredStack } from "../support/declared-stacks";
+import { accessThrough, yamlStack, type Declared, type DeclaredStack, type MakeDeclaredStack } from "../support/declared-stacks";
 import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { commandOutcome } from "./fail-closed-support";
+import { typescriptInlineStack } from "./inline-declared-stack";
 import { officialClient } from "../support/organization-snapshot";
 
 const TIMEOUT = 600_000;
@@ -47,7 +49,7 @@ async function tagNames(): Promise<string[]> {
 }
 
 describe.each<{ path: string; make: MakeDeclaredStack; prefix: string }>([
-  { path: "TypeScript", make: typescriptStack, prefix: "ts" },
+  { path: "TypeScript", make: typescriptInlineStack, prefix: "ts" },
   { path: "YAML", make: yamlStack, prefix: "yaml" },
 ])("preview refuses what up would: $path", ({ make, prefix }) => {
   // One stack for the path; each test declares its own program for it.
