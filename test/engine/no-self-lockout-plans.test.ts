@@ -1,7 +1,8 @@
 /**
  * Lockout-freedom over the organization after the plan, on the real engine against the emulator,
- * each of the four plans on the TypeScript path (dynamic providers) and on the YAML path (the
- * provider plugin), each run as its deployer would: a user outside the root quorum, with its own
+ * each of the four plans on the TypeScript path (dynamic providers; an inline program,
+ * `inline-declared-stack.ts`, except for (b), which `keyform gitops` runs from its project folder)
+ * and on the YAML path (the provider plugin), each run as its deployer would: a user outside the root quorum, with its own
  * API key, whom an ALLOW made by the root user lets do anything. Each deployer is its own user,
  * so the plans do not touch each other.
  *
@@ -11,10 +12,11 @@
  *   switches it on. Forced with `keyform:allowLockout`, `up` locks the key out, and `destroy` then
  *   fails with an error that says so (403 code 7, the address, the list), not a garbled one.
  * - (b) The deployer's own ALLOW (adopted by the stack) is dropped from the program. The engine
- *   plans that delete without asking the provider, so a plain `pulumi preview` passes; the
- *   preview of `keyform gitops preview` (which reads the planned steps) fails naming the policy
- *   and the activity the deployer would lose, and `up` refuses the delete before it is sent; the
- *   policy is still there.
+ *   plans that delete without asking the provider, so a plain `pulumi preview` passes; the proof
+ *   over its planned steps (`accessLosingDeletes`) refuses it, and lets it through with
+ *   KEYFORM_ALLOW_LOCKOUT; the preview of `keyform gitops preview` (which reads the planned steps)
+ *   fails naming the policy and the activity the deployer would lose, and `up` refuses the delete
+ *   before it is sent; the policy is still there.
  * - (c) A DENY on POLICY/DELETE for the deployer is declared: the preview fails naming
  *   DELETE_POLICY (the destroy of the stack's own policy) and the DENY.
  * - (d) The deployer is removed from the tag its ALLOW names (UserTag `userIds`): the preview
@@ -25,12 +27,14 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStamper, KeyformClient } from "../../sdk/client";
+import { accessLosingDeletes, PlannedSteps } from "../../sdk/gitops/access-delete-check";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { settingsEnv, stackEnv, typescriptStack, yamlStack, type Declared, type MakeDeclaredStack } from "../support/declared-stacks";
 import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import type { OrganizationAccess } from "../support/organization-snapshot";
 import { builtScriptOutcome, commandOutcome, lockoutRefusals } from "./fail-closed-support";
+import { typescriptInlineStack } from "./inline-declared-stack";
 
 const TIMEOUT = 600_000;
 
@@ -73,10 +77,11 @@ const keyformCli = (args: string[], env: NodeJS.ProcessEnv) => builtScriptOutcom
 const byUser = (userId: string) => `approvers.any(user, user.id == '${userId}')`;
 const policyNamed = async (policyName: string) => (await emu.client.listPolicies({})).policies.filter((p) => p.policyName === policyName);
 
-describe.each<{ door: string; make: MakeDeclaredStack }>([
-  { door: "TypeScript", make: typescriptStack },
-  { door: "YAML", make: yamlStack },
-])("lockout-freedom over the organization after the plan ($door)", ({ door, make }) => {
+describe.each<{ door: string; make: MakeDeclaredStack; runnable: MakeDeclaredStack }>([
+  // TypeScript: an inline program where only the engine runs it; `keyform gitops` needs a project folder.
+  { door: "TypeScript", make: typescriptInlineStack, runnable: typescriptStack },
+  { door: "YAML", make: yamlStack, runnable: yamlStack },
+])("lockout-freedom over the organization after the plan ($door)", ({ door, make, runnable }) => {
   it("(a) an organization-level list switches the deploying key's own list on: preview fails; forced, destroy says why it cannot", { timeout: TIMEOUT }, async () => {
     const d = await newDeployer(`deployer-a-${door}`);
     await emu.client.createPolicy({ policyName: `deployer-a does anything ${door}`, effect: "EFFECT_ALLOW", consensus: byUser(d.userId), notes: "" });
@@ -121,16 +126,21 @@ describe.each<{ door: string; make: MakeDeclaredStack }>([
     const { policyId } = await emu.client.createPolicy({ policyName, effect: "EFFECT_ALLOW", consensus: byUser(d.userId), notes: "" });
     const own: Declared = { kind: "Policy", name: "own-allow", args: { policyName, effect: "EFFECT_ALLOW", consensus: byUser(d.userId), notes: "", importId: policyId } };
     const tag: Declared = { kind: "UserTag", name: "b-tag", args: { userTagName: `lockout-b-${door}` } };
-    const { handle, redeclare, workDir } = await make(work, d.access, [own, tag]);
+    const { handle, redeclare, workDir } = await runnable(work, d.access, [own, tag]);
     try {
       await handle.stack.up();
       redeclare([tag]);
-      // The engine's own limit: a plain preview plans the delete without asking the provider.
-      expect((await commandOutcome(handle.stack.preview())).exitCode).toBe(0);
+      // The engine's own limit: a plain preview plans the delete without asking the provider and
+      // passes. Its steps, read through the Automation API, are what the GitOps preview proves over;
+      // the deliberate hand-over (KEYFORM_ALLOW_LOCKOUT) lets them through.
+      const steps = new PlannedSteps();
+      expect((await commandOutcome(handle.stack.preview({ onEvent: steps.onEvent }))).exitCode).toBe(0);
+      const env = { ...stackEnv(handle.stack), ...settingsEnv(d.access) };
+      expect(await accessLosingDeletes(handle.stack, steps, env)).toHaveLength(1);
+      expect(await accessLosingDeletes(handle.stack, steps, { ...env, KEYFORM_ALLOW_LOCKOUT: "true" })).toEqual([]);
 
       // `keyform gitops preview` reads the planned steps and runs the proof over them.
       const out = fs.mkdtempSync(path.join(work, "reports-"));
-      const env = { ...stackEnv(handle.stack), ...settingsEnv(d.access) };
       const preview = await keyformCli(["gitops", "preview", "--stack", handle.stack.name, "--out", out, "--work-dir", workDir, "--pulumi", pulumiBinDir()], env);
       expect(preview.code, preview.output).toBe(1);
       const errors = (JSON.parse(fs.readFileSync(path.join(out, "preview.json"), "utf8")) as { errors: string[] }).errors.join("\n");
@@ -138,9 +148,6 @@ describe.each<{ door: string; make: MakeDeclaredStack }>([
       expect(errors).toMatch(/ACTIVITY_TYPE_UPDATE_USER_TAG for UserTag "b-tag" would be refused/);
       expect(errors).toMatch(/submitted by user "deployer-b-[^"]+" \([^)]+\) alone: OUTCOME_(DENY_IMPLICIT|REQUIRES_CONSENSUS)/);
       expect(errors.match(/after this plan the deploying API key could not/g)).toHaveLength(1);
-      // The deliberate hand-over previews.
-      const forced = await keyformCli(["gitops", "preview", "--stack", handle.stack.name, "--out", out, "--work-dir", workDir, "--pulumi", pulumiBinDir()], { ...env, KEYFORM_ALLOW_LOCKOUT: "true" });
-      expect(forced.code, forced.output).toBe(0);
 
       const up = await commandOutcome(handle.stack.up());
       expect(up.exitCode).not.toBe(0);
