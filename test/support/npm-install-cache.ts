@@ -38,6 +38,18 @@ async function tarballPackageName(tarball: string): Promise<string> {
   return (JSON.parse(await outputOf("tar", ["-xzOf", tarball, "package/package.json"])) as { name: string }).name;
 }
 
+/** Copies the kept `from` to `to`; false, and nothing left at `to`, when the copy fails. */
+async function copied(from: string, to: string): Promise<boolean> {
+  try {
+    await outputOf("cp", ["-a", from, to]);
+    return true;
+  } catch {
+    // The cache is per user: another checkout replaced this install while it was copied.
+    fs.rmSync(to, { recursive: true, force: true });
+    return false;
+  }
+}
+
 /**
  * Runs `npm install <args>` in `project` (its package.json written), starting from the
  * node_modules an earlier install of the same arguments left when there is one, without the
@@ -46,12 +58,10 @@ async function tarballPackageName(tarball: string): Promise<string> {
 export async function npmInstallCached(label: string, project: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const kept = path.join(CACHE, label, installKey(args));
   const modules = path.join(project, "node_modules");
-  const hit = fs.existsSync(path.join(kept, "node_modules"));
-  if (hit) {
-    await outputOf("cp", ["-a", path.join(kept, "node_modules"), modules]);
-    for (const tarball of args.filter(isTarball)) {
-      fs.rmSync(path.join(modules, await tarballPackageName(path.resolve(project, tarball))), { recursive: true, force: true });
-    }
+  const hit = fs.existsSync(path.join(kept, "node_modules")) && (await copied(path.join(kept, "node_modules"), modules));
+  // The tarballs' packages come from the tarballs, never from the copy.
+  for (const tarball of hit ? args.filter(isTarball) : []) {
+    fs.rmSync(path.join(modules, await tarballPackageName(path.resolve(project, tarball))), { recursive: true, force: true });
   }
   await outputOf("npm", ["install", ...args], { cwd: project, env });
   if (hit) return;
