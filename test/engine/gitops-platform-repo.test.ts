@@ -100,8 +100,8 @@ function ciEnv(extra: Record<string, string> = {}): Record<string, string> {
     // ts-node runs index.ts without type-checking it (Pulumi's own setting, for projects whose
     // build type-checks). This file proves the pipelines: the jobs' commands, the notes, the
     // exit codes. The same install's types are checked elsewhere: consumer-package.test.ts runs
-    // `tsc --noEmit` without skipLibCheck and its up and preview through ts-node's type-check,
-    // as do the quick start and examples-readme.test.ts. Here each of the nine program runs
+    // `tsc --noEmit` on it without skipLibCheck, and ts-node's type-check through `pulumi up` is
+    // proven by the quick start and examples-readme.test.ts. Here each of the nine program runs
     // (seven previews, two ups) type-checked the same index.ts again: about 2 s of CPU each.
     PULUMI_NODEJS_TRANSPILE_ONLY: "true",
     ...extra,
