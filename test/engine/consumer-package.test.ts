@@ -4,10 +4,10 @@
  * no build step, the template's tsconfig) installs the light `keyform` tarball and
  * @pulumi/pulumi outside the repository. The install brings none of the emulator's
  * dependencies, `tsc --noEmit` passes without skipLibCheck, and the program (all six resources
- * and a data function) runs up / preview / destroy against the emulator through ts-node. The
- * CLI names the emulator package when it is missing, and the fix when its native module was
- * never built. This also proves the serialized providers find keyform's runtime in the user's
- * node_modules.
+ * and a data function) runs up / preview / destroy against the emulator through ts-node
+ * (transpiled only: `tsc` has checked it). The CLI names the emulator package when it is
+ * missing, and the fix when its native module was never built. This also proves the serialized
+ * providers find keyform's runtime in the user's node_modules.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -119,7 +119,18 @@ describe("keyform installed from a tarball", () => {
     const { wrapperAddress } = await client.earnDeployWrapper({ vaultAddress: "0x" + "f6".repeat(20), chainCaip2: "eip155:8453", clientFeeBps: "10", clientFeeWallet: "0x" + "f7".repeat(20) });
     const { stack, cleanup } = await createWorkDirStack({
       workDir: project,
-      envVars: { ...emulatorEnv(emu.emulator), TEST_USER_ID: emu.emulator.bootstrap.userId, TEST_BOT_ID: userIds[0]!, TEST_WRAPPER: wrapperAddress },
+      envVars: {
+        ...emulatorEnv(emu.emulator),
+        TEST_USER_ID: emu.emulator.bootstrap.userId,
+        TEST_BOT_ID: userIds[0]!,
+        TEST_WRAPPER: wrapperAddress,
+        // The program runs through ts-node without its type-check (Pulumi's own setting): the
+        // test before this one type-checked the same index.ts with the same tsconfig, and more
+        // (keyform's declaration files, without skipLibCheck), with `tsc --noEmit`. ts-node's
+        // check of the installed package through `pulumi up` is the quick start's
+        // (quick-start.test.ts). Each check here cost about 2 s of CPU, once for up, once for preview.
+        PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+      },
     });
     try {
       const up = await stack.up();

@@ -25,6 +25,7 @@ import { outputOf } from "../support/child-process";
 import { npmInstallCached, PULUMI_NEW_TYPESCRIPT } from "../support/npm-install-cache";
 import { pulumiBinDir } from "../support/engine";
 import { markdownBlocks, repoRoot } from "../support/repo-copy";
+import { useLocalSqlitePrebuild } from "../support/sqlite-prebuild";
 import { writeTypeScriptProject } from "../support/typescript-project";
 
 let work: string;
@@ -52,6 +53,9 @@ beforeAll(async () => {
     // This machine builds native modules offline, from the running Node.js's own headers.
     npm_config_nodedir: path.resolve(path.dirname(process.execPath), ".."),
   };
+  // The emulator's better-sqlite3 from this checkout's build, where a machine with network
+  // downloads the release's prebuilt binary instead of compiling SQLite (test/support/sqlite-prebuild.ts).
+  await useLocalSqlitePrebuild(work);
   fs.mkdirSync(path.join(work, "state"));
   // What `pulumi new typescript` leaves: the project files, its packages installed, a stack selected.
   writeTypeScriptProject(project, "my-org");

@@ -1,44 +1,68 @@
 /**
  * @module test/support/npm-install-cache
- * `npm install` of the packed packages into a scratch project, its node_modules kept by content
- * so that the test files that install the same thing install it once: on a loaded machine a
- * fresh install of keyform, @pulumi/pulumi and TypeScript took 54 s, a copy of the kept
- * node_modules 5 s and npm's own install over it 9 s.
+ * `npm install` of packages into a scratch project, its node_modules kept so that the test
+ * files (and the next runs, fresh clones too) that install the same thing start from it: on a
+ * loaded machine a fresh install of keyform, @pulumi/pulumi and TypeScript took 54 s, a copy of
+ * the kept node_modules 5 s and npm's own install over it 9 s.
  *
- * npm still runs every time, over the copy: it checks the tree against what was asked for, and
- * writes the project's package.json and package-lock.json. The key is the Node.js version, the
- * arguments and the bytes of every tarball among them, so a changed source (a new tarball)
- * installs afresh. One node_modules is kept per `label` (a changed key replaces the one before),
- * under `.keyform/npm-installs/` (git-ignored).
+ * npm still runs every time, over the copy: it checks the tree against what was asked for,
+ * removes what nothing asked for, and writes the project's package.json and package-lock.json.
+ * The packages of the tarball arguments (keyform's packed packages, new with every build) are
+ * never taken from the copy: they are deleted from it first, so npm unpacks each from its
+ * tarball, and a test sees what the tarball holds, not an earlier build's files. The key is
+ * the Node.js version and the arguments (a tarball by its file name), so an install of the
+ * same packages at the same versions starts from the kept tree whatever the tarballs' content.
+ * One node_modules is kept per `label` (a changed key replaces the one before), per user
+ * under `${XDG_CACHE_HOME:-~/.cache}/keyform/npm-installs/`, next to the Pulumi CLI
+ * (scripts/install-pulumi) and the checkout's own node_modules (scripts/lib/npm-deps.sh).
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { outputOf } from "./child-process";
-import { repoRoot } from "./repo-copy";
 
-const CACHE = path.join(repoRoot, ".keyform", "npm-installs");
+const CACHE = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "keyform", "npm-installs");
 
-/** The cache key of an install: Node.js, the arguments, and the content of each tarball argument. */
-function installKey(args: readonly string[], cwd: string): string {
+const isTarball = (arg: string) => arg.endsWith(".tgz");
+
+/** The cache key of an install: Node.js and the arguments, a tarball by its file name. */
+function installKey(args: readonly string[]): string {
   const hash = createHash("sha256").update(process.version);
-  for (const arg of args) {
-    hash.update("\0" + (arg.endsWith(".tgz") ? path.basename(arg) : arg));
-    if (arg.endsWith(".tgz")) hash.update(fs.readFileSync(path.resolve(cwd, arg)));
-  }
+  for (const arg of args) hash.update("\0" + (isTarball(arg) ? path.basename(arg) : arg));
   return hash.digest("hex").slice(0, 24);
+}
+
+/** The package name in a tarball's package.json. */
+async function tarballPackageName(tarball: string): Promise<string> {
+  return (JSON.parse(await outputOf("tar", ["-xzOf", tarball, "package/package.json"])) as { name: string }).name;
+}
+
+/** Copies the kept `from` to `to`; false, and nothing left at `to`, when the copy fails. */
+async function copied(from: string, to: string): Promise<boolean> {
+  try {
+    await outputOf("cp", ["-a", from, to]);
+    return true;
+  } catch {
+    // The cache is per user: another checkout replaced this install while it was copied.
+    fs.rmSync(to, { recursive: true, force: true });
+    return false;
+  }
 }
 
 /**
  * Runs `npm install <args>` in `project` (its package.json written), starting from the
- * node_modules an earlier identical install left when there is one; keeps the result when
- * there was none.
+ * node_modules an earlier install of the same arguments left when there is one, without the
+ * packages of its tarball arguments; keeps the result when there was none.
  */
 export async function npmInstallCached(label: string, project: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const kept = path.join(CACHE, label, installKey(args, project));
+  const kept = path.join(CACHE, label, installKey(args));
   const modules = path.join(project, "node_modules");
-  const hit = fs.existsSync(path.join(kept, "node_modules"));
-  if (hit) await outputOf("cp", ["-a", path.join(kept, "node_modules"), modules]);
+  const hit = fs.existsSync(path.join(kept, "node_modules")) && (await copied(path.join(kept, "node_modules"), modules));
+  // The tarballs' packages come from the tarballs, never from the copy.
+  for (const tarball of hit ? args.filter(isTarball) : []) {
+    fs.rmSync(path.join(modules, await tarballPackageName(path.resolve(project, tarball))), { recursive: true, force: true });
+  }
   await outputOf("npm", ["install", ...args], { cwd: project, env });
   if (hit) return;
   // Keeping it is a saving, not part of the test: a failure here only means the next file installs too.
@@ -47,7 +71,7 @@ export async function npmInstallCached(label: string, project: string, args: rea
   try {
     fs.mkdirSync(staging, { recursive: true });
     await outputOf("cp", ["-a", modules, path.join(staging, "node_modules")]);
-    // The installs of earlier sources under this label (not another file's folder being written).
+    // The installs of other arguments under this label (not another file's folder being written).
     for (const other of fs.readdirSync(path.dirname(kept))) {
       if (!other.includes(".") && other !== path.basename(kept)) fs.rmSync(path.join(path.dirname(kept), other), { recursive: true, force: true });
     }
