@@ -10,11 +10,17 @@
  * `organizationId` argument changed in the program, an unreachable URL, a server that accepts
  * connections and never answers, and a mistyped config key.
  *
- * Beside it (a project of its own, run by the CLI, so it can run while the inline program does):
- * at the default settings, a server that accepts connections and never answers fails the preview
- * at the settings check with the first-byte budget (15 s by default, read from the message, not
- * timed), naming the setting that sets it and the cause, once, not once per resource. It spends
- * those 15 s waiting, which the other test's engine runs use.
+ * Beside it, projects of their own run by the CLI (so they can run while the inline program
+ * does), each test on emulators of its own:
+ *
+ * - A Pulumi YAML program on the provider plugin, the same faults: a mistyped organization and
+ *   the settings of another service fail the preview and `up` without a replace or a delete; a
+ *   wrong private key names `keyform:apiPrivateKey`. The organization's objects are read back
+ *   with the official client.
+ * - At the default settings, a server that accepts connections and never answers fails the
+ *   preview at the settings check with the first-byte budget (15 s by default, read from the
+ *   message, not timed), naming the setting that sets it and the cause, once, not once per
+ *   resource. It spends those 15 s waiting, which the other tests' engine runs use.
  */
 import * as fs from "node:fs";
 import * as net from "node:net";
@@ -25,7 +31,7 @@ import { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { accessThrough, typescriptStack, type Declared } from "../support/declared-stacks";
-import { createInlineStack, pulumiBinDir } from "../support/engine";
+import { createInlineStack, createWorkDirStack, pulumiBinDir, repoRoot } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { changes, loadKeyform, since } from "../resources/harness/engine-harness";
 import { settingsConfig } from "./plugin-support";
@@ -36,6 +42,10 @@ const TIMEOUT_MS = 3000;
 let emuA: TestEmulator;
 let emuB: TestEmulator;
 let official: TurnkeyClient;
+/** The YAML program's organization and the other service it is pointed at. */
+let yamlA: TestEmulator;
+let yamlB: TestEmulator;
+let yamlOfficial: TurnkeyClient;
 let silent: net.Server;
 let silentUrl: string;
 /** Another server that never answers, for the default settings; it counts the connections that carried a request (the settings check's reachability probe connects and closes without one). */
@@ -56,10 +66,16 @@ async function silentServer(onRequest: () => void = () => {}): Promise<{ server:
 }
 const figures: Record<string, number> = {};
 
+/** The official client (`@turnkey/http`) on an emulator's root organization. */
+function officialOf(emu: TestEmulator): TurnkeyClient {
+  const b = emu.emulator.bootstrap;
+  return new TurnkeyClient({ baseUrl: emu.emulator.url }, new TurnkeyApiKeyStamper({ apiPublicKey: b.apiPublicKey, apiPrivateKey: b.apiPrivateKey }));
+}
+
 beforeAll(async () => {
-  [emuA, emuB] = await Promise.all([startTestEmulator(), startTestEmulator()]);
-  const b = emuA.emulator.bootstrap;
-  official = new TurnkeyClient({ baseUrl: emuA.emulator.url }, new TurnkeyApiKeyStamper({ apiPublicKey: b.apiPublicKey, apiPrivateKey: b.apiPrivateKey }));
+  [emuA, emuB, yamlA, yamlB] = await Promise.all([startTestEmulator(), startTestEmulator(), startTestEmulator(), startTestEmulator()]);
+  official = officialOf(emuA);
+  yamlOfficial = officialOf(yamlA);
   ({ server: silent, url: silentUrl } = await silentServer());
   ({ server: silentDefault, url: silentDefaultUrl } = await silentServer(() => silentDefaultRequests++));
   pulumiBinDir();
@@ -67,14 +83,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([emuA?.stop(), emuB?.stop()]);
+  await Promise.all([emuA?.stop(), emuB?.stop(), yamlA?.stop(), yamlB?.stop()]);
   for (const socket of sockets) socket.destroy();
   await Promise.all([silent, silentDefault].map((server) => new Promise((resolve) => server?.close(resolve))));
   if (work) fs.rmSync(work, { recursive: true, force: true });
   console.log(`fail-closed figures (ms, loaded machine): ${JSON.stringify(figures)}`);
 });
 
-describe("TypeScript resources fail closed", () => {
+describe("faulty settings fail closed", () => {
   it.concurrent("faulty settings fail the preview naming the setting; a mistyped organization deletes nothing", { timeout: 900_000 }, async () => {
     const ci = generateApiKeyPair();
     let pinOrganization: string | undefined;
@@ -220,6 +236,61 @@ describe("TypeScript resources fail closed", () => {
       // One settings check for the three resources: one request, no retries.
       expect(silentDefaultRequests).toBe(1);
       expect(preview.output).not.toMatch(/\n\s+at [\w.<>]+ \(/);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it.concurrent("the provider plugin (a Pulumi YAML program): a mistyped organization or another service plans no delete; a wrong private key is named", { timeout: 900_000 }, async () => {
+    const good = plainConfig({ ...settingsConfig(yamlA), "keyform:timeoutMs": "3000" });
+    const { stack, cleanup } = await createWorkDirStack({ workDir: path.join(repoRoot, "test", "engine", "fixtures", "plugin-fail-closed"), config: good });
+    const organizationId = yamlA.emulator.bootstrap.organizationId;
+    try {
+      await stack.up();
+      const before = await organizationSnapshot(yamlOfficial, organizationId);
+      expect(before.walletNames).toEqual(["treasury"]);
+      const other = yamlB.emulator.bootstrap;
+      const cases = [
+        {
+          name: "mistyped organization",
+          config: { "keyform:organizationId": { value: "11111111-1111-4111-8111-111111111111" } },
+          message: /keyform:organizationId \(KEYFORM_ORGANIZATION_ID\)/,
+        },
+        {
+          name: "another service",
+          // Every setting of the other emulator: the key and organization are valid there.
+          config: plainConfig(settingsConfig(yamlB)),
+          message: new RegExp(`lives in organization ${organizationId} \\(recorded in state\\), but the setting keyform:organizationId`),
+        },
+        {
+          name: "wrong private key",
+          config: { "keyform:apiPrivateKey": { value: generateApiKeyPair().privateKey, secret: true } },
+          message: /keyform:apiPrivateKey \(KEYFORM_API_PRIVATE_KEY\) is not the private key of keyform:apiPublicKey/,
+        },
+      ];
+      for (const fault of cases) {
+        await stack.setAllConfig({ ...good, ...fault.config });
+        const t0 = performance.now();
+        const preview = await commandOutcome(stack.preview());
+        figures[`yaml ${fault.name} preview`] = since(t0);
+        expect(preview.exitCode, fault.name).not.toBe(0);
+        expect(preview.output, fault.name).toMatch(fault.message);
+        expect(preview.output, fault.name).not.toContain("TypeError");
+        if (fault.name !== "wrong private key") {
+          // up stops at the same place: no step runs, nothing is replaced or deleted anywhere.
+          const upAttempt = await commandOutcome(stack.up());
+          expect(upAttempt.exitCode, fault.name).not.toBe(0);
+          expect(upAttempt.output, fault.name).toMatch(fault.message);
+          expect((await yamlB.client.listWallets()).wallets, fault.name).toEqual([]);
+        }
+        expect(await organizationSnapshot(yamlOfficial, organizationId), fault.name).toEqual(before);
+      }
+      await stack.setAllConfig(good);
+      // The engine destroys with the provider settings recorded by the last up (the failed one
+      // recorded the faulty settings): an up with the right ones changes nothing and records them.
+      expect(changes((await stack.up()).summary.resourceChanges)).toEqual({});
+      expect(await organizationSnapshot(yamlOfficial, organizationId)).toEqual(before);
+      expect((await stack.destroy()).summary.result).toBe("succeeded");
     } finally {
       await cleanup();
     }
