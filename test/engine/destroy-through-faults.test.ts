@@ -6,9 +6,10 @@
  * chances as the writes (`sdk/client/query-recovery.ts`), so none of them uses up its retries.
  *
  * The TypeScript path (dynamic providers, the reconcile fixture) and the YAML path (the
- * provider plugin). Faults are counted on the read paths to show the reads were hit, and the
- * organization is read back with the official client afterwards: none of the stack's objects
- * is left.
+ * provider plugin), side by side (each mostly waits out the client's backoffs), each behind a
+ * proxy of its own (its own seed and counts). Faults are counted on the read paths to show the
+ * reads were hit, and the organization is read back with the official client afterwards: none
+ * of the stack's objects is left.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -27,19 +28,16 @@ const TAGS = 12;
 
 let work: string;
 let emu: EmulatorProcess;
-let proxy: FaultProxy;
 let official: TurnkeyClient;
 
 beforeAll(async () => {
   pulumiBinDir();
   work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-destroy-faults-"));
   emu = await startEmulatorProcess(path.join(work, "emulator"));
-  proxy = await startFaultProxy({ upstream: emu.url, rate: 0, seed: 1 });
   official = officialClient({ ...emu.bootstrap, baseUrl: emu.url });
 });
 
 afterAll(async () => {
-  await proxy?.close();
   await emu?.kill();
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
@@ -55,8 +53,8 @@ async function leftOver(prefix: string): Promise<string[]> {
   ].sort();
 }
 
-/** Faults injected on query paths (reads), and on all paths. */
-function faultFigures(): { reads: number; all: number; byPath: Record<string, number> } {
+/** Faults `proxy` injected on query paths (reads), and on all paths. */
+function faultFigures(proxy: FaultProxy): { reads: number; all: number; byPath: Record<string, number> } {
   const byPath = proxy.counts.faultsByPath;
   const reads = Object.entries(byPath).filter(([p]) => p.includes("/query/")).reduce((n, [, c]) => n + c, 0);
   const all = Object.values(byPath).reduce((n, c) => n + c, 0);
@@ -71,14 +69,14 @@ function declarations(prefix: string): Declared[] {
   ];
 }
 
-describe.each([
+describe.concurrent.each([
   { ...FRONT_DOORS[0]!, prefix: "dfts", seed: 4404 },
   { ...FRONT_DOORS[1]!, prefix: "dfyaml", seed: 5505 },
 ])("destroy through a proxy failing half the requests: $path", ({ prefix, make, seed }) => {
   it("converges in one run, with faults on the read path, and leaves none of the stack's objects", { timeout: TIMEOUT }, async () => {
+    const proxy = await startFaultProxy({ upstream: emu.url, rate: 0, seed });
     const { stack, cleanup } = (await make(work, accessThrough(proxy.url, emu.bootstrap), declarations(prefix))).handle;
     try {
-      proxy.setRate(0);
       await stack.up();
       expect(await leftOver(prefix)).toHaveLength(USERS + TAGS);
 
@@ -92,7 +90,7 @@ describe.each([
         failure = String(error).slice(0, 4000);
       }
       proxy.setRate(0);
-      const figures = faultFigures();
+      const figures = faultFigures(proxy);
       console.log(`[destroy-through-faults] ${prefix}: ${proxy.counts.requests} requests, ${figures.all} faults (${figures.reads} on reads) ${JSON.stringify(figures.byPath)}`);
       expect(failure, "destroy failed").toBe("");
       // The reads were hit too: the run converged through faults on them, not around them.
@@ -100,6 +98,7 @@ describe.each([
       expect(await leftOver(prefix)).toEqual([]);
     } finally {
       await cleanup();
+      await proxy.close();
     }
   });
 });

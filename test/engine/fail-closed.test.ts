@@ -9,13 +9,29 @@
  * the key and organization are valid: only the organization guard stops it), an explicit
  * `organizationId` argument changed in the program, an unreachable URL, a server that accepts
  * connections and never answers, and a mistyped config key.
+ *
+ * Beside it, projects of their own run by the CLI (so they can run while the inline program
+ * does), each test on emulators of its own:
+ *
+ * - A Pulumi YAML program on the provider plugin, the same faults: a mistyped organization and
+ *   the settings of another service fail the preview and `up` without a replace or a delete; a
+ *   wrong private key names `keyform:apiPrivateKey`. The organization's objects are read back
+ *   with the official client.
+ * - At the default settings, a server that accepts connections and never answers fails the
+ *   preview at the settings check with the first-byte budget (15 s by default, read from the
+ *   message, not timed), naming the setting that sets it and the cause, once, not once per
+ *   resource. It spends those 15 s waiting, which the other tests' engine runs use.
  */
+import * as fs from "node:fs";
 import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
 import { ApiKeyStamper as TurnkeyApiKeyStamper } from "@turnkey/api-key-stamper";
 import { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
-import { createInlineStack } from "../support/engine";
+import { accessThrough, typescriptStack, type Declared } from "../support/declared-stacks";
+import { createInlineStack, createWorkDirStack, pulumiBinDir, repoRoot } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { changes, loadKeyform, since } from "../resources/harness/engine-harness";
 import { settingsConfig } from "./plugin-support";
@@ -26,30 +42,56 @@ const TIMEOUT_MS = 3000;
 let emuA: TestEmulator;
 let emuB: TestEmulator;
 let official: TurnkeyClient;
+/** The YAML program's organization and the other service it is pointed at. */
+let yamlA: TestEmulator;
+let yamlB: TestEmulator;
+let yamlOfficial: TurnkeyClient;
 let silent: net.Server;
 let silentUrl: string;
+/** Another server that never answers, for the default settings; it counts the connections that carried a request (the settings check's reachability probe connects and closes without one). */
+let silentDefault: net.Server;
+let silentDefaultUrl: string;
+let silentDefaultRequests = 0;
+let work: string;
 const sockets = new Set<net.Socket>();
+
+/** A loopback TCP server that accepts every connection and never answers; `onRequest` on each one that carries data. */
+async function silentServer(onRequest: () => void = () => {}): Promise<{ server: net.Server; url: string }> {
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once("data", onRequest);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}` };
+}
 const figures: Record<string, number> = {};
 
+/** The official client (`@turnkey/http`) on an emulator's root organization. */
+function officialOf(emu: TestEmulator): TurnkeyClient {
+  const b = emu.emulator.bootstrap;
+  return new TurnkeyClient({ baseUrl: emu.emulator.url }, new TurnkeyApiKeyStamper({ apiPublicKey: b.apiPublicKey, apiPrivateKey: b.apiPrivateKey }));
+}
+
 beforeAll(async () => {
-  [emuA, emuB] = await Promise.all([startTestEmulator(), startTestEmulator()]);
-  const b = emuA.emulator.bootstrap;
-  official = new TurnkeyClient({ baseUrl: emuA.emulator.url }, new TurnkeyApiKeyStamper({ apiPublicKey: b.apiPublicKey, apiPrivateKey: b.apiPrivateKey }));
-  // Accepts every connection and never answers.
-  silent = net.createServer((socket) => sockets.add(socket));
-  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-  silentUrl = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+  [emuA, emuB, yamlA, yamlB] = await Promise.all([startTestEmulator(), startTestEmulator(), startTestEmulator(), startTestEmulator()]);
+  official = officialOf(emuA);
+  yamlOfficial = officialOf(yamlA);
+  ({ server: silent, url: silentUrl } = await silentServer());
+  ({ server: silentDefault, url: silentDefaultUrl } = await silentServer(() => silentDefaultRequests++));
+  pulumiBinDir();
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-fail-closed-"));
 });
 
 afterAll(async () => {
-  await Promise.all([emuA?.stop(), emuB?.stop()]);
+  await Promise.all([emuA?.stop(), emuB?.stop(), yamlA?.stop(), yamlB?.stop()]);
   for (const socket of sockets) socket.destroy();
-  await new Promise((resolve) => silent?.close(resolve));
+  await Promise.all([silent, silentDefault].map((server) => new Promise((resolve) => server?.close(resolve))));
+  if (work) fs.rmSync(work, { recursive: true, force: true });
   console.log(`fail-closed figures (ms, loaded machine): ${JSON.stringify(figures)}`);
 });
 
-describe("TypeScript resources fail closed", () => {
-  it("faulty settings fail the preview naming the setting; a mistyped organization deletes nothing", { timeout: 900_000 }, async () => {
+describe("faulty settings fail closed", () => {
+  it.concurrent("faulty settings fail the preview naming the setting; a mistyped organization deletes nothing", { timeout: 900_000 }, async () => {
     const ci = generateApiKeyPair();
     let pinOrganization: string | undefined;
     const { stack, cleanup } = await createInlineStack({
@@ -69,17 +111,17 @@ describe("TypeScript resources fail closed", () => {
     });
     const good = plainConfig(settingsConfig(emuA));
     try {
+      let t0 = performance.now();
       const up = await stack.up();
+      const green = since(t0);
+      figures.greenUp = green;
       expect(changes(up.summary.resourceChanges, { stack: true })).toEqual({ create: 3 });
       const before = await organizationSnapshot(official, emuA.emulator.bootstrap.organizationId);
       expect(before.apiKeyNames).toContain("ci");
       expect(before.walletNames).toEqual(["treasury"]);
 
-      let t0 = performance.now();
-      await stack.preview({ expectNoChanges: true });
-      const green = since(t0);
-      figures.greenPreview = green;
-      // The engine's own cost of a preview on this machine, plus the budget of the one settings read.
+      // The engine's own cost of a run on this machine (the up above, which does more than a
+      // preview), plus the budget of the one settings read.
       const limit = green + TIMEOUT_MS + 15_000;
 
       const stranger = generateApiKeyPair();
@@ -169,11 +211,86 @@ describe("TypeScript resources fail closed", () => {
       await stack.setAllConfig(good);
 
       // Back to the right settings: nothing to do, and the objects are the same ones.
-      await stack.preview({ expectNoChanges: true });
       expect(changes((await stack.up()).summary.resourceChanges)).toEqual({});
       expect(await organizationSnapshot(official, emuA.emulator.bootstrap.organizationId)).toEqual(before);
       const destroy = await stack.destroy();
       expect(destroy.summary.result).toBe("succeeded");
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it.concurrent("a silent server at the default settings fails the preview with the 15 s first-byte budget, naming keyform:firstByteTimeoutMs and the cause", { timeout: 300_000 }, async () => {
+    // The emulator's credentials (valid keys), the silent server's URL; no timeout settings.
+    const declared: Declared[] = ["ops", "dev", "qa"].map((name) => ({ kind: "UserTag", name, args: { userTagName: name } }));
+    const { stack, cleanup } = (await typescriptStack(work, accessThrough(silentDefaultUrl, emuA.emulator.bootstrap), declared)).handle;
+    try {
+      const t0 = performance.now();
+      const preview = await commandOutcome(stack.preview());
+      // A figure for the report, not a bound: the budget is asserted from the message below.
+      figures.silentDefaultPreview = since(t0);
+      expect(preview.exitCode).not.toBe(0);
+      expect(preview.output).toMatch(
+        /getOrganization: the server accepted the connection but sent nothing within 15000 ms \(keyform:firstByteTimeoutMs \(KEYFORM_FIRST_BYTE_TIMEOUT_MS\) is 15000 ms\); check keyform:baseUrl \(KEYFORM_BASE_URL\) http:\/\/127\.0\.0\.1:\d+ \(is it the service\?\)/,
+      );
+      // One settings check for the three resources: one request, no retries.
+      expect(silentDefaultRequests).toBe(1);
+      expect(preview.output).not.toMatch(/\n\s+at [\w.<>]+ \(/);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it.concurrent("the provider plugin (a Pulumi YAML program): a mistyped organization or another service plans no delete; a wrong private key is named", { timeout: 900_000 }, async () => {
+    const good = plainConfig({ ...settingsConfig(yamlA), "keyform:timeoutMs": "3000" });
+    const { stack, cleanup } = await createWorkDirStack({ workDir: path.join(repoRoot, "test", "engine", "fixtures", "plugin-fail-closed"), config: good });
+    const organizationId = yamlA.emulator.bootstrap.organizationId;
+    try {
+      await stack.up();
+      const before = await organizationSnapshot(yamlOfficial, organizationId);
+      expect(before.walletNames).toEqual(["treasury"]);
+      const other = yamlB.emulator.bootstrap;
+      const cases = [
+        {
+          name: "mistyped organization",
+          config: { "keyform:organizationId": { value: "11111111-1111-4111-8111-111111111111" } },
+          message: /keyform:organizationId \(KEYFORM_ORGANIZATION_ID\)/,
+        },
+        {
+          name: "another service",
+          // Every setting of the other emulator: the key and organization are valid there.
+          config: plainConfig(settingsConfig(yamlB)),
+          message: new RegExp(`lives in organization ${organizationId} \\(recorded in state\\), but the setting keyform:organizationId`),
+        },
+        {
+          name: "wrong private key",
+          config: { "keyform:apiPrivateKey": { value: generateApiKeyPair().privateKey, secret: true } },
+          message: /keyform:apiPrivateKey \(KEYFORM_API_PRIVATE_KEY\) is not the private key of keyform:apiPublicKey/,
+        },
+      ];
+      for (const fault of cases) {
+        await stack.setAllConfig({ ...good, ...fault.config });
+        const t0 = performance.now();
+        const preview = await commandOutcome(stack.preview());
+        figures[`yaml ${fault.name} preview`] = since(t0);
+        expect(preview.exitCode, fault.name).not.toBe(0);
+        expect(preview.output, fault.name).toMatch(fault.message);
+        expect(preview.output, fault.name).not.toContain("TypeError");
+        if (fault.name !== "wrong private key") {
+          // up stops at the same place: no step runs, nothing is replaced or deleted anywhere.
+          const upAttempt = await commandOutcome(stack.up());
+          expect(upAttempt.exitCode, fault.name).not.toBe(0);
+          expect(upAttempt.output, fault.name).toMatch(fault.message);
+          expect((await yamlB.client.listWallets()).wallets, fault.name).toEqual([]);
+        }
+        expect(await organizationSnapshot(yamlOfficial, organizationId), fault.name).toEqual(before);
+      }
+      await stack.setAllConfig(good);
+      // The engine destroys with the provider settings recorded by the last up (the failed one
+      // recorded the faulty settings): an up with the right ones changes nothing and records them.
+      expect(changes((await stack.up()).summary.resourceChanges)).toEqual({});
+      expect(await organizationSnapshot(yamlOfficial, organizationId)).toEqual(before);
+      expect((await stack.destroy()).summary.result).toBe("succeeded");
     } finally {
       await cleanup();
     }

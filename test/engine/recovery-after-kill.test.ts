@@ -1,6 +1,6 @@
 /**
  * A clean state after a killed run, on the real engine against the emulator in its own process:
- * `kill -9` of `pulumi up` (its process group and its plugins') after about 25 creates,
+ * `kill -9` of `pulumi up` (its process group and its plugins') after 10 creates of 30,
  * `pulumi cancel`, then the GitOps runner's `up`. That one `up` leaves 0 pending operations in
  * the state, its report names the operations it cleared and the objects it adopted, every
  * declared object exists exactly once (read back with the official client) and the state
@@ -23,7 +23,11 @@ import { namedObjectCounts, officialClient } from "../support/organization-snaps
 
 const keyformOf = async (stack: Stack) => (await stateResources(stack)).keyform;
 const TIMEOUT = 600_000;
-const COUNT = 60;
+/**
+ * Half user tags (a singular create each), half policies: the kill after 10 create submits
+ * lands with some made and not all (asserted), which is all the count has to give.
+ */
+const COUNT = 30;
 
 let work: string;
 let emu: EmulatorProcess;
@@ -64,7 +68,7 @@ describe.each([
     try {
       proxy.resetCounts();
       const creates = () => Object.entries(proxy.counts.byPath).filter(([p]) => p.includes("/submit/create_")).reduce((n, [, c]) => n + c, 0);
-      await killUpWhen(stack, workDir, () => creates() >= 25);
+      await killUpWhen(stack, workDir, () => creates() >= 10);
       const pendingBefore = await pendingOperations(stack);
       console.log(`[recovery] ${prefix}: killed after ${creates()} create submits; ${pendingBefore} pending operations in state`);
       // Not vacuous: the kill landed mid-up.

@@ -13,8 +13,8 @@
  *   unchanged, the names it could not take created.
  *
  * On both front doors: the TypeScript path (dynamic providers) and the YAML path (the provider plugin).
- * Each door's stacks declare names of their own, so the second door's test finds none of the
- * first's objects and the other stack's objects need no destroy at the end.
+ * Each door's stacks declare names of their own, so neither door's test finds the other's
+ * objects, the doors run side by side, and the other stack's objects need no destroy at the end.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -103,7 +103,7 @@ async function liveIds(): Promise<Map<string, string>> {
   return ids;
 }
 
-describe.each(FRONT_DOORS.map((door, i) => ({ ...door, name: ["ts", "yaml"][i]! })))("two stacks on one organization: $path", ({ make, name: door }) => {
+describe.concurrent.each(FRONT_DOORS.map((door, i) => ({ ...door, name: ["ts", "yaml"][i]! })))("two stacks on one organization: $path", ({ make, name: door }) => {
   it("concurrent ups take nothing of each other's; destroy of one leaves the other's objects and a true preview", { timeout: TIMEOUT }, async () => {
     const shared = sharedNames(door);
     const a = await stackOf(make, door, "alpha");

@@ -35,6 +35,8 @@ export interface FaultCounts {
   byPath: Record<string, number>;
   /** Faults injected, by path: which operations the faults hit (reads as well as writes). */
   faultsByPath: Record<string, number>;
+  /** Faults injected, by path and kind (e.g. the lost answers of plural creates). */
+  faultKindsByPath: Record<string, Partial<Record<Fault, number>>>;
   /** Bytes of response bodies relayed to the client. */
   responseBytes: number;
   /** Answers relayed from the upstream, by HTTP status (e.g. the 429s of a rate-limited emulator). */
@@ -54,6 +56,13 @@ export interface FaultProxyOptions {
   faults?: readonly Fault[];
   /** Only requests whose path matches get faults (default: every request). */
   onlyPaths?: RegExp;
+  /**
+   * Faults every path matching `paths` gets first, in order, whatever the draw (its first
+   * request gets `faults[0]`, …; counted from the last {@link FaultProxy.resetCounts}): a path a
+   * test names is hit for sure, however few requests it carries. The draw decides the rest. Not
+   * while the rate is 0.
+   */
+  scripted?: { paths: RegExp; faults: readonly Fault[] };
 }
 
 export interface FaultProxy {
@@ -70,7 +79,7 @@ export interface FaultProxy {
 }
 
 function emptyCounts(): FaultCounts {
-  return { requests: 0, relayed: 0, faults: { "429": 0, "503": 0, resetBefore: 0, resetAfter: 0 }, byPath: {}, faultsByPath: {}, responseBytes: 0, byStatus: {}, timeline: [] };
+  return { requests: 0, relayed: 0, faults: { "429": 0, "503": 0, resetBefore: 0, resetAfter: 0 }, byPath: {}, faultsByPath: {}, faultKindsByPath: {}, responseBytes: 0, byStatus: {}, timeline: [] };
 }
 
 /** Starts a proxy on a free loopback port. */
@@ -92,10 +101,14 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       counts.requests++;
       counts.byPath[path] = (counts.byPath[path] ?? 0) + 1;
       const eligible = options.onlyPaths === undefined || options.onlyPaths.test(path);
-      const fault = eligible && random() < rate ? faults[Math.floor(random() * faults.length)] : undefined;
+      const drawn = eligible && random() < rate ? faults[Math.floor(random() * faults.length)] : undefined;
+      const script = eligible && rate > 0 && options.scripted?.paths.test(path) ? options.scripted.faults[counts.byPath[path]! - 1] : undefined;
+      const fault = script ?? drawn;
       if (fault !== undefined) {
         counts.faults[fault]++;
         counts.faultsByPath[path] = (counts.faultsByPath[path] ?? 0) + 1;
+        const kinds = (counts.faultKindsByPath[path] ??= {});
+        kinds[fault] = (kinds[fault] ?? 0) + 1;
       }
       if (fault === "429" || fault === "503") {
         const code = fault === "429" ? 8 : 14;
