@@ -11,12 +11,14 @@ import { TurnkeyClient } from "@turnkey/http";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { ConnectionError } from "../../sdk/client/errors";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { handlers } from "../../sdk/resources/runtime";
 import { directContext } from "../../sdk/resources/runtime/context";
 import { batchesOf } from "../../sdk/resources/runtime/batch";
 import { forgetBatchReplays, forgetSettledIndex } from "../../sdk/resources/runtime/batch-journal";
+import * as ownership from "../../sdk/resources/runtime/ownership";
 import { readEntry } from "../../sdk/resources/runtime/ownership";
 import { URN_INPUT } from "../../sdk/resources/runtime/plan-census";
 import { forgetEarlierWork } from "../../sdk/resources/runtime/earlier-work";
@@ -421,4 +423,40 @@ describe("batching through the ownership journal (creates with a URN, as in an e
     for (const m of next) await handlers[m.kind]!.diff(m.id!, m.outs!, { ...declared.find((d) => d.key === m.key)!.args, [URN_INPUT]: urnIn("jtwo", m.kind, m.key) });
     expect(batchRecords("jtwo")).toEqual([]);
   });
+
+  it("a run killed while it journals a batch (some items' entries written, nothing sent): the next run makes each object once", async () => {
+    const sender = emu.emulator.bootstrap.userId;
+    const declared = Array.from({ length: 5 }, (_, i) => ({
+      kind: "Invitation",
+      key: `j5-i${i}@example.com`,
+      args: { receiverUserName: `j5-i${i}`, receiverUserEmail: `j5-i${i}@example.com`, accessType: "ACCESS_TYPE_API", senderUserId: sender },
+    }));
+    // The kill: the run stops after writing two of the batch's five entries, and cleans nothing
+    // up (an error that may still have applied keeps the journal as a kill leaves it).
+    const writeEntry = ownership.writeEntry;
+    let entries = 0;
+    const killed = vi.spyOn(ownership, "writeEntry").mockImplementation((dir, entry) => {
+      if (entry.batch !== undefined && ++entries > 2) throw new ConnectionError({ operation: "createInvitations" }, "ECONNRESET", undefined);
+      writeEntry(dir, entry);
+    });
+    proxy.resetCounts();
+    try {
+      const first = await createAll(declared, "jfive");
+      expect(first.filter((m) => m.error === undefined)).toEqual([]);
+      expect(entries, "the stand-in for the kill was reached").toBeGreaterThan(2);
+    } finally {
+      killed.mockRestore();
+    }
+    expect(submits().create_invitations ?? 0, "nothing of the batch was sent").toBe(0);
+    expect(declared.filter((d) => readEntry(journalDir, urnIn("jfive", d.kind, d.key)) !== undefined)).toHaveLength(2);
+
+    // The next run: its batch for all five, each invitation made once.
+    forgetBatchReplays();
+    forgetSharedReads();
+    forgetEarlierWork();
+    const next = await createAll(declared, "jfive");
+    expect(next.filter((m) => m.error !== undefined)).toEqual([]);
+    expectExactlyOnce(next, await officialCensus());
+  });
 });
+

@@ -5,8 +5,8 @@
  *
  * Before a plural activity is submitted, one record of the batch is written: the activity, its
  * exact parameters, the `timestampMs` it is stamped with, and the URNs and inputs of its items in
- * order. Then each item's journal entry is written, pointing at the record and its index there,
- * and only then is the activity sent. After a lost answer or a `kill -9`, a create of one of
+ * order. Each item's journal entry, pointing at the record and its index there, is written
+ * before the record, and the activity is sent only after both. After a lost answer or a `kill -9`, a create of one of
  * those URNs (same inputs) finds its entry, and the record's body is sent again byte-identical:
  * same fingerprint, so the service answers with the activity it already has, and each item takes
  * its object from that activity's result by its index. Every item of a batch shares one resend
@@ -99,11 +99,16 @@ export function journaledBatchSession(
       urns: owners.map((o) => o.urn),
       items,
     };
-    writeDurably(recordPath(first.journalDir, first.urn, name), JSON.stringify(record));
+    // The entries first, the record last: a record stands for every item it lists, so it may
+    // exist only once each of them has its entry. Written the other way, a run killed between two
+    // entries left a record whose later items had none: the next run resent the record for the
+    // items with an entry (creating every item, since it had never been sent) and created the
+    // others afresh, twice. An entry whose record is missing stands for nothing (never sent).
     owners.forEach((owner, index) => {
       const entry: JournalEntry = { urn: owner.urn, kind: owner.kind, organizationId: owner.organizationId, inputsKey: owner.inputsKey, timestampMs, batch: { record: name, index } };
       writeEntry(owner.journalDir, entry);
     });
+    writeDurably(recordPath(first.journalDir, first.urn, name), JSON.stringify(record));
     written = record;
     return forward(operation, parameters, { ...options, timestampMs });
   });
