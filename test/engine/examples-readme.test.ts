@@ -10,10 +10,14 @@
  * on the organizations as the programs made them (before, each brought the examples up again):
  * - the two programs declare the same organization: equal once ids, generated keys and
  *   addresses are replaced by the names they stand for;
- * - `keyform export` covers every resource class: the TypeScript example's organization,
- *   exported as TypeScript and as Pulumi YAML, is adopted by each export applied in a new stack
- *   (every object the example declared, the same ids) without a single activity, and the next
- *   preview reports no changes.
+ * - `keyform export` covers every resource class: the TypeScript example's organization, with
+ *   objects made by hand added to it (a user with API keys on two curves, one expiring, a tag with
+ *   members, a policy with a condition and a consensus, an invitation with a tag, a contract
+ *   interface, and the classes the example has no object of: a private key, its tag, a session
+ *   profile), exported as TypeScript and as Pulumi YAML, is adopted by each export applied in a
+ *   new stack (every object, the same ids) without a single activity or any change to the
+ *   organization, and the next preview reports no changes. (An organization of its own for the
+ *   hand-made objects cost two more adoptions and previews.)
  */
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -22,7 +26,10 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStamper } from "../../sdk/protocol/api-key-stamper";
+import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { KeyformClient } from "../../sdk/client/client";
+import { registeredSpecs } from "../../sdk/resources/runtime";
+import { organizationSnapshot } from "../support/organization-snapshot";
 import { createWorkDirStack, pulumiBinDir, repoRoot, type WorkDirStackOptions } from "../support/engine";
 import { changes } from "../resources/harness/engine-harness";
 import { linkedTypeScriptProject } from "../support/typescript-project";
@@ -147,11 +154,75 @@ function objectsIn(deployment: unknown): string[] {
     .sort();
 }
 
-describe("keyform export of the example organization (the TypeScript example's, as its README made it)", () => {
+/**
+ * Adds to the organization behind `client` objects made by hand: a user with API keys on two
+ * curves (one expiring), a tag with members, a policy with a condition and a consensus, an
+ * invitation with a tag, a contract interface, and the classes the example has no object of (a
+ * private key, its tag, a session profile). Returns their `<class> <id>`.
+ */
+async function buildByHand(client: KeyformClient, rootUserId: string): Promise<string[]> {
+  const dana = generateApiKeyPair("API_KEY_CURVE_P256");
+  const { userIds } = await client.createUsers({
+    users: [{ userName: "dana", apiKeys: [{ apiKeyName: "laptop", publicKey: dana.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [], userTags: [] }],
+  });
+  const danaId = userIds[0]!;
+  const bot = generateApiKeyPair("API_KEY_CURVE_SECP256K1");
+  await client.createApiKeys({ userId: danaId, apiKeys: [{ apiKeyName: "ci", publicKey: bot.publicKey, curveType: "API_KEY_CURVE_SECP256K1", expirationSeconds: "86400" }] });
+  const { userTagId } = await client.createUserTag({ userTagName: "ops team", userIds: [rootUserId, danaId] });
+  const { policyId } = await client.createPolicy({
+    policyName: "Ops approve signing",
+    effect: "EFFECT_ALLOW",
+    condition: "activity.action == 'SIGN'",
+    consensus: `approvers.any(user, user.tags.contains('${userTagId}'))`,
+    notes: "made by hand",
+  });
+  const { invitationIds } = await client.createInvitations({
+    invitations: [{ receiverUserName: "Gina", receiverUserEmail: "gina@example.com", receiverUserTags: [userTagId], accessType: "ACCESS_TYPE_WEB", senderUserId: rootUserId }],
+  });
+  const { privateKeys } = await client.createPrivateKeys({
+    privateKeys: [{ privateKeyName: "signer", curve: "CURVE_SECP256K1", privateKeyTags: [], addressFormats: ["ADDRESS_FORMAT_ETHEREUM"] }],
+  });
+  const { privateKeyTagId } = await client.createPrivateKeyTag({ privateKeyTagName: "hot keys", privateKeyIds: [privateKeys[0]!.privateKeyId] });
+  const { sessionProfileId } = await client.createSessionProfile({ sessionProfileName: "read only", scope: "activity.action == 'READ'", expirationSeconds: "3600" });
+  const { smartContractInterfaceId } = await client.createSmartContractInterface({
+    smartContractAddress: "0x" + "a1".repeat(20),
+    smartContractInterface: JSON.stringify([{ type: "function", name: "transfer", inputs: [{ name: "to", type: "address" }] }]),
+    type: "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM",
+    label: "Token",
+  });
+  const { apiKeys } = await client.getApiKeys({ userId: danaId });
+  return [
+    `User ${danaId}`,
+    ...apiKeys.map((k) => `ApiKey ${k.apiKeyId}`),
+    `UserTag ${userTagId}`,
+    `Policy ${policyId}`,
+    `Invitation ${invitationIds[0]}`,
+    `PrivateKey ${privateKeys[0]!.privateKeyId}`,
+    `PrivateKeyTag ${privateKeyTagId}`,
+    `SessionProfile ${sessionProfileId}`,
+    `SmartContractInterface ${smartContractInterfaceId}`,
+  ];
+}
+
+describe("keyform export of the example organization (the TypeScript example's, as its README made it, with objects made by hand)", () => {
   /** `<class> <id>` of every object the example program manages, from its README stack's state. */
   let declared: string[] = [];
+  /** `<class> <id>` of the objects made by hand in the same organization. */
+  let handMade: string[] = [];
+  /** Every object an exported program must adopt. */
+  let exported: string[] = [];
   let settings: Record<string, string> = {};
   let client: KeyformClient;
+  /** The organization before any adoption, read with the official client. */
+  let organizationBefore: unknown;
+
+  const organizationNow = () =>
+    organizationSnapshot({
+      baseUrl: settings.KEYFORM_BASE_URL!,
+      organizationId: settings.KEYFORM_ORGANIZATION_ID!,
+      apiPublicKey: settings.KEYFORM_API_PUBLIC_KEY!,
+      apiPrivateKey: settings.KEYFORM_API_PRIVATE_KEY!,
+    });
 
   /** Every activity id of the organization: an adoption that changed anything would add one. */
   async function activityIds(): Promise<string[]> {
@@ -166,17 +237,19 @@ describe("keyform export of the example organization (the TypeScript example's, 
   }
 
   /**
-   * Brings up the exported `program` in a new stack: it records every declared object, with the
-   * same ids, without an activity, and the next preview reports no changes.
+   * Brings up the exported `program` in a new stack: it records every object, with the same
+   * ids, without an activity or any change to the organization, and the next preview reports
+   * no changes.
    */
   async function expectAdoptedUnchanged(program: string, options: WorkDirStackOptions): Promise<void> {
     const before = await activityIds();
     const { stack, cleanup } = await createWorkDirStack(options);
     try {
       const up = await stack.up();
-      expect(changes(up.summary.resourceChanges, { stack: true }), program).toEqual({ create: declared.length });
-      expect(objectsIn((await stack.exportStack()).deployment)).toEqual(declared);
+      expect(changes(up.summary.resourceChanges, { stack: true }), program).toEqual({ create: exported.length });
+      expect(objectsIn((await stack.exportStack()).deployment)).toEqual(exported);
       expect(await activityIds()).toEqual(before);
+      expect(await organizationNow()).toEqual(organizationBefore);
       expect(changes((await stack.preview()).changeSummary)).toEqual({});
     } finally {
       await cleanup();
@@ -198,6 +271,10 @@ describe("keyform export of the example organization (the TypeScript example's, 
       maxBuffer: 64 * 1024 * 1024,
     });
     declared = objectsIn(JSON.parse(stdout).deployment);
+    const rootUserId = JSON.parse(fs.readFileSync(path.join(ts.dataDir, "bootstrap.json"), "utf8")).userId as string;
+    handMade = await buildByHand(client, rootUserId);
+    exported = [...declared, ...handMade].sort();
+    organizationBefore = await organizationNow();
   }, 600_000);
 
   it("declares every class the example uses", () => {
@@ -206,6 +283,8 @@ describe("keyform export of the example organization (the TypeScript example's, 
       ["ApiKey", "EarnWrapperState", "Invitation", "IpAllowlist", "Policy", "RootQuorum", "SmartContractInterface", "User", "UserTag", "Wallet", "WebhookEndpoint"].sort(),
     );
     expect(declared.length).toBeGreaterThanOrEqual(22);
+    // With the objects made by hand, the exports cover every class.
+    expect([...new Set(exported.map((d) => d.split(" ")[0]))].sort()).toEqual(registeredSpecs().map((spec) => spec.kind).sort());
   });
 
   it("as TypeScript: a new stack adopts every object unchanged and the next preview is empty", { timeout: 900_000 }, async () => {
@@ -217,6 +296,10 @@ describe("keyform export of the example organization (the TypeScript example's, 
       expect(program).toMatch(/senderUserId: alice\.userId,/);
       expect(program).toMatch(/userIds: \[(\w+\.userId, )*alice\.userId/);
       expect(program).toMatch(/publicKey: \w+\.publicKey,/);
+      expect(program).toMatch(/privateKeyIds: \[signer\.privateKeyId\]/);
+      expect(program).toContain('new keyform.Policy("ops-approve-signing"');
+      // Not the root user's key the export ran with.
+      expect(program).not.toContain(settings.KEYFORM_API_PUBLIC_KEY!);
       // The program type-checks as a user's project would: the engine runs index.ts through
       // ts-node, which type-checks it with the project's tsconfig.json (PULUMI_NODEJS_TRANSPILE_ONLY
       // is not set), so a type error fails the up. (A separate `tsc --noEmit` checked it a third time;
@@ -233,6 +316,7 @@ describe("keyform export of the example organization (the TypeScript example's, 
     try {
       const program = await exportTo(path.join(dir, "Pulumi.yaml"), "yaml");
       expect(program).toContain('senderUserId: "${alice.userId}"');
+      expect(program).toContain('privateKeyIds: ["${signer.privateKeyId}"]');
       await expectAdoptedUnchanged(program, {
         workDir: dir,
         config: {

@@ -13,6 +13,8 @@
  * destroy leaves in place, the session profile the service cannot delete), compared line by line
  * with ids, organization ids and URNs normalized. The TypeScript door sends them from the program
  * and from its dynamic-provider process, the plugin through its own engine connection.
+ *
+ * The two doors run side by side (an emulator, a project and a stack each).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -159,6 +161,14 @@ async function lifecycle(stack: Stack, snapshot: () => Promise<unknown>) {
   };
 }
 
+/** Like Promise.all, but waits for every promise before it throws the first failure. */
+async function allSettled<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
 let typescriptEmulator: TestEmulator;
 let yamlEmulator: TestEmulator;
 
@@ -180,11 +190,12 @@ describe("the TypeScript and YAML front doors", () => {
     // Not vacuous: every registered kind is declared.
     expect([...new Set(declaredTs.map((o) => o.className))].sort()).toEqual(registeredSpecs().map((s) => s.kind).sort());
 
-    const ts = await typescriptRun(typescriptEmulator, declaredTs);
-    const yaml = await yamlRun(yamlEmulator, await declaredFor(yamlEmulator));
+    const [ts, yaml] = await Promise.all([typescriptRun(typescriptEmulator, declaredTs), declaredFor(yamlEmulator).then((declared) => yamlRun(yamlEmulator, declared))]);
     try {
-      const fromTypescript = await lifecycle(ts.handle.stack, () => snapshotOf(ts));
-      const fromYaml = await lifecycle(yaml.handle.stack, () => snapshotOf(yaml));
+      // The doors have an emulator, a project and a stack each: they run side by side, each
+      // waiting on its engine while the other's works.
+      // Both settle before either stack is cleaned up.
+      const [fromTypescript, fromYaml] = await allSettled([lifecycle(ts.handle.stack, () => snapshotOf(ts)), lifecycle(yaml.handle.stack, () => snapshotOf(yaml))]);
       expect(fromTypescript.upResult).toBe("succeeded");
       expect(fromYaml.plans).toEqual(fromTypescript.plans);
       expect(fromYaml.said).toEqual(fromTypescript.said);
