@@ -37,6 +37,8 @@ export interface FaultCounts {
   faultsByPath: Record<string, number>;
   /** Faults injected, by path and kind (e.g. the lost answers of plural creates). */
   faultKindsByPath: Record<string, Partial<Record<Fault, number>>>;
+  /** Answers held (never relayed) while {@link FaultProxy.holdAnswers} was on: the service acted, the client waits. */
+  held: number;
   /** Bytes of response bodies relayed to the client. */
   responseBytes: number;
   /** Answers relayed from the upstream, by HTTP status (e.g. the 429s of a rate-limited emulator). */
@@ -73,13 +75,20 @@ export interface FaultProxy {
   /** Restarts the fault sequence from `seed`. */
   reseed(seed: number): void;
   setUpstream(url: string): void;
+  /**
+   * From now on, the upstream's answers to requests whose path matches are held, never relayed:
+   * the service acted and the client waits for an answer that does not come (until it gives up
+   * or is killed). A kill once an answer is held lands, for sure, while an object exists that
+   * the killed run never heard of. `undefined` stops holding (held answers stay held).
+   */
+  holdAnswers(paths: RegExp | undefined): void;
   /** Clears the counters (not the PRNG). */
   resetCounts(): void;
   close(): Promise<void>;
 }
 
 function emptyCounts(): FaultCounts {
-  return { requests: 0, relayed: 0, faults: { "429": 0, "503": 0, resetBefore: 0, resetAfter: 0 }, byPath: {}, faultsByPath: {}, faultKindsByPath: {}, responseBytes: 0, byStatus: {}, timeline: [] };
+  return { requests: 0, relayed: 0, held: 0, faults: { "429": 0, "503": 0, resetBefore: 0, resetAfter: 0 }, byPath: {}, faultsByPath: {}, faultKindsByPath: {}, responseBytes: 0, byStatus: {}, timeline: [] };
 }
 
 /** Starts a proxy on a free loopback port. */
@@ -90,6 +99,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   let upstream = new URL(options.upstream);
   let counts = emptyCounts();
   let countsSince = Date.now();
+  let holding: RegExp | undefined;
   const agent = new http.Agent({ keepAlive: true });
 
   const server = http.createServer((req, res) => {
@@ -133,6 +143,10 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
               req.socket.resetAndDestroy();
               return;
             }
+            if (holding?.test(path)) {
+              counts.held++;
+              return;
+            }
             const bytes = Buffer.concat(answer);
             const status = upstreamRes.statusCode ?? 502;
             counts.relayed++;
@@ -168,6 +182,9 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     },
     setUpstream(url) {
       upstream = new URL(url);
+    },
+    holdAnswers(paths) {
+      holding = paths;
     },
     resetCounts() {
       counts = emptyCounts();
