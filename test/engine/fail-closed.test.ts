@@ -26,13 +26,13 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { ApiKeyStamper as TurnkeyApiKeyStamper } from "@turnkey/api-key-stamper";
-import { TurnkeyClient } from "@turnkey/http";
+import type { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { accessThrough, typescriptStack, type Declared } from "../support/declared-stacks";
 import { createInlineStack, createWorkDirStack, pulumiBinDir, repoRoot } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { officialClient } from "../support/organization-snapshot";
 import { changes, loadKeyform, since } from "../resources/harness/engine-harness";
 import { settingsConfig } from "./plugin-support";
 import { commandOutcome, organizationSnapshot, plainConfig } from "./fail-closed-support";
@@ -67,10 +67,7 @@ async function silentServer(onRequest: () => void = () => {}): Promise<{ server:
 const figures: Record<string, number> = {};
 
 /** The official client (`@turnkey/http`) on an emulator's root organization. */
-function officialOf(emu: TestEmulator): TurnkeyClient {
-  const b = emu.emulator.bootstrap;
-  return new TurnkeyClient({ baseUrl: emu.emulator.url }, new TurnkeyApiKeyStamper({ apiPublicKey: b.apiPublicKey, apiPrivateKey: b.apiPrivateKey }));
-}
+const officialOf = (emu: TestEmulator): TurnkeyClient => officialClient(accessThrough(emu.emulator.url, emu.emulator.bootstrap));
 
 beforeAll(async () => {
   [emuA, emuB, yamlA, yamlB] = await Promise.all([startTestEmulator(), startTestEmulator(), startTestEmulator(), startTestEmulator()]);

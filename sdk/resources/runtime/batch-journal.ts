@@ -6,13 +6,14 @@
  * Before a plural activity is submitted, one record of the batch is written: the activity, its
  * exact parameters, the `timestampMs` it is stamped with, and the URNs and inputs of its items in
  * order. Each item's journal entry, pointing at the record and its index there, is written
- * before the record, and the activity is sent only after both. After a lost answer or a `kill -9`, a create of one of
- * those URNs (same inputs) finds its entry, and the record's body is sent again byte-identical:
- * same fingerprint, so the service answers with the activity it already has, and each item takes
- * its object from that activity's result by its index. Every item of a batch shares one resend
- * per process. Nothing is adopted that this stack did not submit: the record lives in the stack's
- * own journal folder, and its timestamp is dated by an offset fixed by the batch's URNs (which
- * name the stack), so two stacks declaring the same objects do not send one identical body.
+ * before the record, and the activity is sent only after both. After a lost answer or a
+ * `kill -9`, a create of one of those URNs (same inputs) finds its entry, and the record's body
+ * is sent again byte-identical: same fingerprint, so the service answers with the activity it
+ * already has, and each item takes its object from that activity's result by its index. Every
+ * item of a batch shares one resend per process. Nothing is adopted that this stack did not
+ * submit: the record lives in the stack's own journal folder, and its timestamp is dated by an
+ * offset fixed by the batch's URNs (which name the stack), so two stacks declaring the same
+ * objects do not send one identical body.
  *
  * A record whose body the service never ran (refused, or too old for a new activity, which means
  * it was never sent) stands for nothing: its items are created afresh.
