@@ -10,26 +10,21 @@
  * `organizationId` argument changed in the program, an unreachable URL, a server that accepts
  * connections and never answers, and a mistyped config key.
  *
- * Beside it, projects of their own run by the CLI (so they can run while the inline program
- * does), each test on emulators of its own:
- *
- * - A Pulumi YAML program on the provider plugin, the same faults: a mistyped organization and
- *   the settings of another service fail the preview and `up` without a replace or a delete; a
- *   wrong private key names `keyform:apiPrivateKey`. The organization's objects are read back
- *   with the official client.
- * - At the default settings, a server that accepts connections and never answers fails the
- *   preview at the settings check with the first-byte budget (15 s by default, read from the
- *   message, not timed), naming the setting that sets it and the cause, once, not once per
- *   resource. It spends those 15 s waiting, which the other tests' engine runs use.
+ * Beside it, a project of its own run by the CLI (so it can run while the inline program does),
+ * on emulators of its own: a Pulumi YAML program on the provider plugin, the same faults: a
+ * mistyped organization and the settings of another service fail the preview and `up` without a
+ * replace or a delete; a wrong private key names `keyform:apiPrivateKey`. Then, at the default
+ * settings (no `keyform:timeoutMs`), a server that accepts connections and never answers fails
+ * the preview at the settings check with the first-byte budget (15 s by default, read from the
+ * message, not timed), naming the setting that sets it and the cause, once, not once per
+ * resource. The organization's objects are read back with the official client.
  */
-import * as fs from "node:fs";
 import * as net from "node:net";
-import * as os from "node:os";
 import * as path from "node:path";
 import type { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
-import { accessThrough, typescriptStack, type Declared } from "../support/declared-stacks";
+import { accessThrough } from "../support/declared-stacks";
 import { createInlineStack, createWorkDirStack, pulumiBinDir, repoRoot } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { officialClient } from "../support/organization-snapshot";
@@ -52,7 +47,6 @@ let silentUrl: string;
 let silentDefault: net.Server;
 let silentDefaultUrl: string;
 let silentDefaultRequests = 0;
-let work: string;
 const sockets = new Set<net.Socket>();
 
 /** A loopback TCP server that accepts every connection and never answers; `onRequest` on each one that carries data. */
@@ -76,14 +70,12 @@ beforeAll(async () => {
   ({ server: silent, url: silentUrl } = await silentServer());
   ({ server: silentDefault, url: silentDefaultUrl } = await silentServer(() => silentDefaultRequests++));
   pulumiBinDir();
-  work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-fail-closed-"));
 });
 
 afterAll(async () => {
   await Promise.all([emuA?.stop(), emuB?.stop(), yamlA?.stop(), yamlB?.stop()]);
   for (const socket of sockets) socket.destroy();
   await Promise.all([silent, silentDefault].map((server) => new Promise((resolve) => server?.close(resolve))));
-  if (work) fs.rmSync(work, { recursive: true, force: true });
   console.log(`fail-closed figures (ms, loaded machine): ${JSON.stringify(figures)}`);
 });
 
@@ -207,38 +199,16 @@ describe("faulty settings fail closed", () => {
       expect(refresh.output).not.toMatch(/\n\s+at [\w.<>]+ \(/);
       await stack.setAllConfig(good);
 
-      // Back to the right settings: nothing to do, and the objects are the same ones.
+      // Back to the right settings: nothing to do, and the objects are the same ones. (No
+      // destroy: the emulator is this test's own and goes with it.)
       expect(changes((await stack.up()).summary.resourceChanges)).toEqual({});
       expect(await organizationSnapshot(official, emuA.emulator.bootstrap.organizationId)).toEqual(before);
-      const destroy = await stack.destroy();
-      expect(destroy.summary.result).toBe("succeeded");
     } finally {
       await cleanup();
     }
   });
 
-  it.concurrent("a silent server at the default settings fails the preview with the 15 s first-byte budget, naming keyform:firstByteTimeoutMs and the cause", { timeout: 300_000 }, async () => {
-    // The emulator's credentials (valid keys), the silent server's URL; no timeout settings.
-    const declared: Declared[] = ["ops", "dev", "qa"].map((name) => ({ kind: "UserTag", name, args: { userTagName: name } }));
-    const { stack, cleanup } = (await typescriptStack(work, accessThrough(silentDefaultUrl, emuA.emulator.bootstrap), declared)).handle;
-    try {
-      const t0 = performance.now();
-      const preview = await commandOutcome(stack.preview());
-      // A figure for the report, not a bound: the budget is asserted from the message below.
-      figures.silentDefaultPreview = since(t0);
-      expect(preview.exitCode).not.toBe(0);
-      expect(preview.output).toMatch(
-        /getOrganization: the server accepted the connection but sent nothing within 15000 ms \(keyform:firstByteTimeoutMs \(KEYFORM_FIRST_BYTE_TIMEOUT_MS\) is 15000 ms\); check keyform:baseUrl \(KEYFORM_BASE_URL\) http:\/\/127\.0\.0\.1:\d+ \(is it the service\?\)/,
-      );
-      // One settings check for the three resources: one request, no retries.
-      expect(silentDefaultRequests).toBe(1);
-      expect(preview.output).not.toMatch(/\n\s+at [\w.<>]+ \(/);
-    } finally {
-      await cleanup();
-    }
-  });
-
-  it.concurrent("the provider plugin (a Pulumi YAML program): a mistyped organization or another service plans no delete; a wrong private key is named", { timeout: 900_000 }, async () => {
+  it.concurrent("the provider plugin (a Pulumi YAML program): a mistyped organization or another service plans no delete; a wrong private key is named; a silent server at the default settings fails the preview with the 15 s first-byte budget, naming keyform:firstByteTimeoutMs and the cause", { timeout: 900_000 }, async () => {
     const good = plainConfig({ ...settingsConfig(yamlA), "keyform:timeoutMs": "3000" });
     const { stack, cleanup } = await createWorkDirStack({ workDir: path.join(repoRoot, "test", "engine", "fixtures", "plugin-fail-closed"), config: good });
     const organizationId = yamlA.emulator.bootstrap.organizationId;
@@ -282,12 +252,32 @@ describe("faulty settings fail closed", () => {
         }
         expect(await organizationSnapshot(yamlOfficial, organizationId), fault.name).toEqual(before);
       }
+
+      // At the default settings (no keyform:timeoutMs), a server that accepts connections and
+      // never answers: the preview fails at the settings check with the first-byte budget (15 s
+      // by default, read from the message, not timed), naming the setting that sets it and the
+      // cause, once for the stack's resources, not once per resource.
+      const { "keyform:timeoutMs": _timeout, ...untimed } = good;
+      await stack.setAllConfig({ ...untimed, "keyform:baseUrl": { value: silentDefaultUrl } });
+      await stack.removeConfig("keyform:timeoutMs");
+      const t0 = performance.now();
+      const silentPreview = await commandOutcome(stack.preview());
+      // A figure for the report, not a bound: the budget is asserted from the message below.
+      figures.silentDefaultPreview = since(t0);
+      expect(silentPreview.exitCode).not.toBe(0);
+      expect(silentPreview.output).toMatch(
+        /getOrganization: the server accepted the connection but sent nothing within 15000 ms \(keyform:firstByteTimeoutMs \(KEYFORM_FIRST_BYTE_TIMEOUT_MS\) is 15000 ms\); check keyform:baseUrl \(KEYFORM_BASE_URL\) http:\/\/127\.0\.0\.1:\d+ \(is it the service\?\)/,
+      );
+      // One settings check for the stack's resources: one request, no retries.
+      expect(silentDefaultRequests).toBe(1);
+      expect(silentPreview.output).not.toMatch(/\n\s+at [\w.<>]+ \(/);
+      expect(await organizationSnapshot(yamlOfficial, organizationId)).toEqual(before);
+
       await stack.setAllConfig(good);
-      // The engine destroys with the provider settings recorded by the last up (the failed one
-      // recorded the faulty settings): an up with the right ones changes nothing and records them.
+      // Back to the right settings (the failed up recorded the faulty ones): an up changes
+      // nothing and the objects are the same ones. (No destroy: the emulators are this test's own.)
       expect(changes((await stack.up()).summary.resourceChanges)).toEqual({});
       expect(await organizationSnapshot(yamlOfficial, organizationId)).toEqual(before);
-      expect((await stack.destroy()).summary.result).toBe("succeeded");
     } finally {
       await cleanup();
     }

@@ -1,15 +1,21 @@
 /**
  * The create journal across ephemeral runners, as the GitHub Action and the GitLab template keep
- * it: a `pulumi up` on runner A is killed (`kill -9` of its process group and its plugins')
- * after about 8 creates, once the service has made an object whose answer the run never got; A's journal folder is saved (the cache save that runs `if: always()`).
- * Runner B is a fresh working copy holding only the checked-in project files, the restored
- * journal and the same state backend; `keyform gitops up` there (the CLI as the action runs it,
- * with KEYFORM_JOURNAL_DIR as the action sets it) leaves no pending operation, adopts the killed
- * run's objects as this stack's own, creates the rest, and every declared object exists exactly
- * once (no orphan, no duplicate), read back with the official client; a preview after it changes
- * nothing. Without the journal, the same recovery fails naming the objects as not this stack's.
- * The program is Pulumi YAML through the provider plugin, so the journal is the
- * plugin's, in the project folder.
+ * it, and the recovery after a killed run on the YAML door (the TypeScript door's is
+ * `recovery-after-kill.test.ts`): a `pulumi up` on runner A is killed (`kill -9` of its process
+ * group and its plugins') once its fifth create has reached the service and the answer is held
+ * (every later request refused), so the service has made an object the run never heard of and
+ * operations are left pending in the state; A's journal folder is saved (the cache save that
+ * runs `if: always()`). Runners B and C are fresh working copies holding only the checked-in
+ * project files and the same state backend. On C, without the journal, `keyform gitops up`
+ * clears the pending operations and names them in its report, then fails naming the killed
+ * run's objects as not this stack's (what the restore prevents), and makes none twice. On B,
+ * with the restored journal (the CLI as the action runs it, with KEYFORM_JOURNAL_DIR as the
+ * action sets it), it leaves no pending operation, adopts the killed run's objects as this
+ * stack's own and names each, and every declared object exists exactly once (no orphan, no
+ * duplicate), read back with the official client; a preview after it changes nothing. One
+ * killed run serves both: C's failed `up` leaves the killed run's objects unknown to the state,
+ * which B must adopt from the journal. The program is Pulumi YAML through the provider plugin,
+ * so the journal is the plugin's, in the project folder.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -21,7 +27,10 @@ import { pulumiBinDir, repoRoot } from "../support/engine";
 import { namedObjectCounts } from "../support/organization-snapshot";
 import { useProxiedEmulator } from "../support/proxied-emulator";
 
-const COUNT = 24;
+/** Half user tags (a singular create each), half policies: at least 9 create submits. */
+const COUNT = 16;
+/** The create submit whose answer is held; nothing after it reaches the service. */
+const FREEZE_AT = 5;
 
 const fixture = useProxiedEmulator("journal-restore", 7);
 /** The stack's user tags and policies in the organization, by name, read with the official client. */
@@ -47,26 +56,28 @@ async function killedApply(prefix: string) {
   const { handle, workDir } = await yamlStack(fixture.work, accessThrough(fixture.proxy.url, fixture.emu.bootstrap), declared);
   const envA = stackEnv(handle.stack);
   fixture.proxy.resetCounts();
-  const creates = () => Object.entries(fixture.proxy.counts.byPath).filter(([p]) => p.includes("/submit/create_")).reduce((n, [, c]) => n + c, 0);
-  // After 8 creates, the answers to creates are held: the kill comes once the service has made
-  // an object whose answer the run never got, so the state cannot record it (a kill timed by
-  // counts alone sometimes landed when the state had caught up, and the check below failed).
   const created = /\/submit\/create_/;
+  const creates = () => Object.entries(fixture.proxy.counts.byPath).filter(([p]) => created.test(p)).reduce((n, [, c]) => n + c, 0);
+  // The kill comes once the service has made an object whose answer the run never got, so the
+  // state cannot record it (a kill timed by counts alone sometimes landed when the state had
+  // caught up), and before the rest were sent.
+  fixture.proxy.freezeAt(created, FREEZE_AT);
+  let killed: { runningAtKill: boolean };
   try {
-    await killUpWhen(handle.stack, workDir, () => {
-      if (creates() >= 8) fixture.proxy.holdAnswers(created);
-      return fixture.proxy.counts.held > 0;
-    });
+    killed = await killUpWhen(handle.stack, workDir, () => fixture.proxy.counts.held > 0);
   } finally {
-    fixture.proxy.holdAnswers(undefined);
+    fixture.proxy.freezeAt(undefined);
   }
   const made = await census(prefix);
   const recorded = (await stateResources(handle.stack)).keyform.length;
-  console.log(`[journal-restore] ${prefix}: killed after ${creates()} create submits (${fixture.proxy.counts.held} answers held); ${made.size} objects exist, ${recorded} in state`);
-  // Not vacuous: the kill left objects the state does not record.
+  const pending = await pendingOperations(handle.stack);
+  console.log(`[journal-restore] ${prefix}: killed after ${creates()} create submits (${fixture.proxy.counts.held} answer held, ${fixture.proxy.counts.frozen} requests refused); ${made.size} objects exist, ${recorded} in state; ${pending} pending operations in state`);
+  // Not vacuous: the kill interrupted the run and left objects the state does not record.
+  expect(killed.runningAtKill, "the up was still running when it was killed").toBe(true);
   expect(made.size).toBeGreaterThan(recorded);
   expect(made.size).toBeLessThan(COUNT);
-  return { handle, workDir, envA, made };
+  expect(pending).toBeGreaterThan(0);
+  return { handle, workDir, envA, made, recorded, pending };
 }
 
 /** Runner B: a fresh checkout (the project files git holds), with the restored journal when `saved` is given. */
@@ -80,21 +91,42 @@ function freshRunner(name: string, workDir: string, stackName: string, saved?: s
 }
 
 describe("the create journal restored on a fresh runner", () => {
-  it("a killed apply recovers on a fresh working copy with only the restored journal and the state backend", { timeout: 900_000 }, async () => {
-    const { handle, workDir, envA } = await killedApply("jr");
+  it("a killed apply: without the journal its objects are not this stack's; with only the restored journal and the state backend, a fresh working copy recovers", { timeout: 900_000 }, async () => {
+    const { handle, workDir, envA, made, recorded, pending } = await killedApply("jr");
     const { stack, cleanup } = handle;
     try {
       // The cache save (`if: always()`): runner A's journal folder, and nothing else of A.
       const saved = path.join(fixture.work, "cache", "journal");
       fs.cpSync(envA.KEYFORM_JOURNAL_DIR!, saved, { recursive: true });
+
+      // Runner C, without the journal: what the restore prevents.
+      const c = freshRunner("runner-c", workDir, stack.name);
+      const outC = path.join(c.dir, "keyform-reports");
+      const refused = await run(["gitops", "up", "--stack", stack.name, "--out", outC, "--pulumi", pulumiBinDir()], c.dir, { ...envA, KEYFORM_JOURNAL_DIR: c.journal });
+      expect(refused.status, refused.output.slice(-4000)).toBe(1);
+      const refusedReport = JSON.parse(fs.readFileSync(path.join(outC, "up.json"), "utf8")) as { errors: string[]; recovery?: { cleared: unknown[] } };
+      expect(refusedReport.errors.join("\n")).toMatch(/this stack did not create it/);
+      // The recovery before the plan cleared the killed run's pending operations and named them.
+      expect(refusedReport.recovery?.cleared).toHaveLength(pending);
+      expect(fs.readFileSync(path.join(outC, "up.md"), "utf8")).toMatch(/Recovered from an interrupted run/);
+      expect(await pendingOperations(stack)).toBe(0);
+      // Still no duplicate: the objects are refused, not made twice.
+      expect([...(await census("jr")).values()].filter((n) => n > 1)).toEqual([]);
+      // The state still does not know the killed run's objects: B must adopt them from the journal.
+      expect((await stateResources(stack)).keyform.length).toBeLessThan(COUNT);
+
+      // Runner B, with the restored journal.
       const { dir, journal } = freshRunner("runner-b", workDir, stack.name, saved);
       const envB = { ...envA, KEYFORM_JOURNAL_DIR: journal };
-
       const out = path.join(dir, "keyform-reports");
       const up = await run(["gitops", "up", "--stack", stack.name, "--out", out, "--pulumi", pulumiBinDir()], dir, envB);
       expect(up.status, up.output.slice(-4000)).toBe(0);
-      const report = JSON.parse(fs.readFileSync(path.join(out, "up.json"), "utf8")) as { errors: string[]; recovery?: { cleared: unknown[] } };
+      const report = JSON.parse(fs.readFileSync(path.join(out, "up.json"), "utf8")) as { errors: string[]; warnings: string[] };
       expect(report.errors).toEqual([]);
+      // It names each object it adopted: the killed run's the state did not know, at least.
+      const adopted = report.warnings.filter((w) => /^keyform: adopted (UserTag|Policy) /.test(w));
+      console.log(`[journal-restore] runner B adopted:\n${adopted.join("\n")}`);
+      expect(adopted.length).toBeGreaterThanOrEqual(made.size - recorded);
       expect(await pendingOperations(stack)).toBe(0);
       const found = await census("jr");
       expect([...found.values()].filter((n) => n > 1), "duplicates").toEqual([]);
@@ -104,23 +136,6 @@ describe("the create journal restored on a fresh runner", () => {
       const again = await run(["gitops", "preview", "--stack", stack.name, "--out", out, "--pulumi", pulumiBinDir()], dir, envB);
       expect(again.status, again.output.slice(-3000)).toBe(0);
       expect(JSON.parse(fs.readFileSync(path.join(out, "preview.json"), "utf8")).changes).toEqual([]);
-    } finally {
-      await cleanup();
-    }
-  });
-
-  it("without the journal, the killed run's objects are not this stack's (what the restore prevents)", { timeout: 900_000 }, async () => {
-    const { handle, workDir, envA } = await killedApply("nj");
-    const { stack, cleanup } = handle;
-    try {
-      const { dir, journal } = freshRunner("runner-c", workDir, stack.name);
-      const out = path.join(dir, "keyform-reports");
-      const up = await run(["gitops", "up", "--stack", stack.name, "--out", out, "--pulumi", pulumiBinDir()], dir, { ...envA, KEYFORM_JOURNAL_DIR: journal });
-      expect(up.status).toBe(1);
-      const report = JSON.parse(fs.readFileSync(path.join(out, "up.json"), "utf8")) as { errors: string[] };
-      expect(report.errors.join("\n")).toMatch(/this stack did not create it/);
-      // Still no duplicate: the objects are refused, not made twice.
-      expect([...(await census("nj")).values()].filter((n) => n > 1)).toEqual([]);
     } finally {
       await cleanup();
     }

@@ -1,11 +1,13 @@
 /**
  * A clean state after a killed run, on the real engine against the emulator in its own process:
- * `kill -9` of `pulumi up` (its process group and its plugins') after 10 creates of 30,
- * `pulumi cancel`, then the GitOps runner's `up`. That one `up` leaves 0 pending operations in
- * the state, its report names the operations it cleared and the objects it adopted, every
+ * `kill -9` of `pulumi up` (its process group and its plugins') once the fifth create submit of
+ * 16 objects has reached the service and its answer is held (every later request refused:
+ * `freezeAt` of `test/support/fault-proxy.ts`), `pulumi cancel`, then the GitOps runner's `up`.
+ * That one `up` leaves 0 pending operations in the state, its report names the operations it cleared and the objects it adopted, every
  * declared object exists exactly once (read back with the official client) and the state
- * holds each; a plain preview afterwards changes nothing. On both front doors: the TypeScript
- * path (dynamic providers) and the YAML path (the provider plugin).
+ * holds each; a plain preview afterwards changes nothing. On the TypeScript path (dynamic
+ * providers); the YAML path's (the provider plugin) is in `gitops-journal-restore.test.ts`,
+ * where one killed run serves both the recovery and the journal's restore on a fresh runner.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -15,7 +17,7 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import type { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pendingOperations } from "../../sdk/gitops/recovery";
-import { accessThrough, FRONT_DOORS, stateResources, killUpWhen, stackEnv, type Declared } from "../support/declared-stacks";
+import { accessThrough, stateResources, killUpWhen, stackEnv, typescriptStack, type Declared } from "../support/declared-stacks";
 import { startEmulatorProcess, type EmulatorProcess } from "../support/emulator-process";
 import { pulumiBinDir, repoRoot } from "../support/engine";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy";
@@ -24,10 +26,14 @@ import { namedObjectCounts, officialClient } from "../support/organization-snaps
 const keyformOf = async (stack: Stack) => (await stateResources(stack)).keyform;
 const TIMEOUT = 600_000;
 /**
- * Half user tags (a singular create each), half policies: the kill after 10 create submits
- * lands with some made and not all (asserted), which is all the count has to give.
+ * Half user tags (a singular create each), half policies: at least 9 create submits, so the
+ * kill at the fifth lands with some objects made and not all (asserted), which is all the count
+ * has to give.
  */
-const COUNT = 30;
+const COUNT = 16;
+/** The create submit whose answer is held; nothing after it reaches the service. */
+const FREEZE_AT = 5;
+const CREATE = /\/submit\/create_/;
 
 let work: string;
 let emu: EmulatorProcess;
@@ -38,7 +44,7 @@ beforeAll(async () => {
   pulumiBinDir();
   work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-recovery-"));
   emu = await startEmulatorProcess(path.join(work, "emulator"));
-  // No faults: the proxy only counts the creates, to kill the run in the middle.
+  // No faults: the proxy counts the creates and freezes the run at one, to kill it there.
   proxy = await startFaultProxy({ upstream: emu.url, rate: 0, seed: 1 });
   official = officialClient({ ...emu.bootstrap, baseUrl: emu.url });
 });
@@ -53,10 +59,12 @@ afterAll(async () => {
 const census = (prefix: string) => namedObjectCounts(official, emu.bootstrap.organizationId, prefix);
 
 
-describe.each([
-  { ...FRONT_DOORS[0]!, prefix: "rects" },
-  { ...FRONT_DOORS[1]!, prefix: "recyaml" },
-])("recovery after kill -9 of pulumi: $path", ({ make, prefix }) => {
+// The YAML door's recovery (the provider plugin) is proven in `gitops-journal-restore.test.ts`,
+// on a killed run of its own: the runner's up there clears and names the pending operations,
+// adopts the killed run's objects from the restored journal, and leaves each object once.
+describe("recovery after kill -9 of pulumi: TypeScript (dynamic providers)", () => {
+  const prefix = "rects";
+  const make = typescriptStack;
   it("the runner's up leaves 0 pending operations, names what it cleared and adopted, each object exactly once", { timeout: TIMEOUT }, async () => {
     const declared: Declared[] = Array.from({ length: COUNT }, (_, i) =>
       i % 2 === 0
@@ -67,14 +75,24 @@ describe.each([
     const { stack, cleanup } = handle;
     try {
       proxy.resetCounts();
-      const creates = () => Object.entries(proxy.counts.byPath).filter(([p]) => p.includes("/submit/create_")).reduce((n, [, c]) => n + c, 0);
-      await killUpWhen(stack, workDir, () => creates() >= 10);
+      const creates = () => Object.entries(proxy.counts.byPath).filter(([p]) => CREATE.test(p)).reduce((n, [, c]) => n + c, 0);
+      proxy.freezeAt(CREATE, FREEZE_AT);
+      let killed: { runningAtKill: boolean };
+      try {
+        killed = await killUpWhen(stack, workDir, () => proxy.counts.held > 0);
+      } finally {
+        proxy.freezeAt(undefined);
+      }
       const pendingBefore = await pendingOperations(stack);
-      console.log(`[recovery] ${prefix}: killed after ${creates()} create submits; ${pendingBefore} pending operations in state`);
-      // Not vacuous: the kill landed mid-up.
       const existing = await census(prefix);
-      expect(existing.size).toBeGreaterThan(0);
+      const recorded = (await keyformOf(stack)).length;
+      console.log(`[recovery] ${prefix}: killed after ${creates()} create submits (${proxy.counts.frozen} requests refused after the held one); ${existing.size} objects exist, ${recorded} in state; ${pendingBefore} pending operations in state`);
+      // Not vacuous: the kill interrupted the run, with an object made that the state does not
+      // know (the held answer's), others not made, and operations left pending.
+      expect(killed.runningAtKill, "the up was still running when it was killed").toBe(true);
+      expect(existing.size).toBeGreaterThan(recorded);
       expect(existing.size).toBeLessThan(COUNT);
+      expect(pendingBefore).toBeGreaterThan(0);
 
       const out = path.join(work, `reports-${prefix}`);
       const env = stackEnv(stack);
@@ -96,12 +114,13 @@ describe.each([
       console.log(`[recovery] report:\n${fs.readFileSync(path.join(out, "up.md"), "utf8")}`);
 
       expect(await pendingOperations(stack)).toBe(0);
-      if (pendingBefore > 0) {
-        expect(report.recovery?.cleared).toHaveLength(pendingBefore);
-        expect(fs.readFileSync(path.join(out, "up.md"), "utf8")).toMatch(/Recovered from an interrupted run/);
-      }
-      // Each object adopted is one the report names; at most as many as operations cleared.
-      for (const message of report.recovery?.adopted ?? []) expect(message).toMatch(/^keyform: adopted (UserTag|Policy) /);
+      expect(report.recovery?.cleared).toHaveLength(pendingBefore);
+      expect(fs.readFileSync(path.join(out, "up.md"), "utf8")).toMatch(/Recovered from an interrupted run/);
+      // Each object adopted is one the report names, the killed run's objects the state did not
+      // know (the held answer's among them) at least.
+      const adopted = report.recovery?.adopted ?? [];
+      for (const message of adopted) expect(message).toMatch(/^keyform: adopted (UserTag|Policy) /);
+      expect(adopted.length).toBeGreaterThanOrEqual(existing.size - recorded);
 
       const found = await census(prefix);
       expect([...found.values()].filter((n) => n > 1), "duplicates").toEqual([]);

@@ -122,17 +122,25 @@ async function childGroupsOf(pid: number): Promise<number[]> {
  * Starts `pulumi up` of `stack` in `workDir`, waits until `ready()` holds (polled; e.g. a count
  * of creates seen by a proxy), then `kill -9`s it with its process group and its plugins' groups,
  * puts back a checkpoint the kill cut ({@link restoreCutCheckpoint}), and runs `pulumi cancel`,
- * as an operator would after a runner died.
+ * as an operator would after a runner died. Says whether the run was still going when killed.
  * @throws Error when `pulumi cancel` fails.
  */
-export async function killUpWhen(stack: Stack, workDir: string, ready: () => boolean, maxWaitMs = 300_000): Promise<void> {
+export async function killUpWhen(stack: Stack, workDir: string, ready: () => boolean, maxWaitMs = 300_000): Promise<{ runningAtKill: boolean }> {
   const env = stackEnv(stack);
   const pulumi = path.join(pulumiBinDir(), "pulumi");
   const child = spawn(pulumi, ["up", "--yes", "--skip-preview", "--non-interactive", "--stack", stack.name], { cwd: workDir, env, detached: true, stdio: "ignore" });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let ended = false;
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      ended = true;
+      resolve();
+    }),
+  );
   const deadline = Date.now() + maxWaitMs;
-  while (!ready() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  while (!ready() && !ended && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
   const groups = await childGroupsOf(child.pid!);
+  // Whether the kill interrupted the run: a run that had ended on its own proves nothing.
+  const runningAtKill = !ended;
   process.kill(-child.pid!, "SIGKILL");
   for (const group of groups) {
     try {
@@ -145,6 +153,7 @@ export async function killUpWhen(stack: Stack, workDir: string, ready: () => boo
   restoreCutCheckpoint(env.PULUMI_BACKEND_URL, stack.name);
   const cancel = spawnSync(pulumi, ["cancel", "--yes", "--stack", stack.name], { cwd: workDir, env, encoding: "utf8" });
   if (cancel.status !== 0) throw new Error(`pulumi cancel failed: ${cancel.stderr}`);
+  return { runningAtKill };
 }
 
 /**

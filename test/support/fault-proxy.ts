@@ -39,6 +39,8 @@ export interface FaultCounts {
   faultKindsByPath: Record<string, Partial<Record<Fault, number>>>;
   /** Answers held (never relayed) while {@link FaultProxy.holdAnswers} was on: the service acted, the client waits. */
   held: number;
+  /** Requests reset before forwarding because a {@link FaultProxy.freezeAt} point had passed. */
+  frozen: number;
   /** Bytes of response bodies relayed to the client. */
   responseBytes: number;
   /** Answers relayed from the upstream, by HTTP status (e.g. the 429s of a rate-limited emulator). */
@@ -82,13 +84,21 @@ export interface FaultProxy {
    * the killed run never heard of. `undefined` stops holding (held answers stay held).
    */
   holdAnswers(paths: RegExp | undefined): void;
+  /**
+   * Stops a run at a point the test names, whatever the timing: the `nth` request matching
+   * `paths` (counted from now) reaches the service but its answer is held, and every later
+   * request is reset before forwarding (the service never sees it; counted in `frozen`). A run
+   * killed after that (once `held` > 0) has, for sure, an object made that it never heard of
+   * and work left undone. `undefined` lifts the freeze.
+   */
+  freezeAt(paths: RegExp | undefined, nth?: number): void;
   /** Clears the counters (not the PRNG). */
   resetCounts(): void;
   close(): Promise<void>;
 }
 
 function emptyCounts(): FaultCounts {
-  return { requests: 0, relayed: 0, held: 0, faults: { "429": 0, "503": 0, resetBefore: 0, resetAfter: 0 }, byPath: {}, faultsByPath: {}, faultKindsByPath: {}, responseBytes: 0, byStatus: {}, timeline: [] };
+  return { requests: 0, relayed: 0, held: 0, frozen: 0, faults: { "429": 0, "503": 0, resetBefore: 0, resetAfter: 0 }, byPath: {}, faultsByPath: {}, faultKindsByPath: {}, responseBytes: 0, byStatus: {}, timeline: [] };
 }
 
 /** Starts a proxy on a free loopback port. */
@@ -100,6 +110,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   let counts = emptyCounts();
   let countsSince = Date.now();
   let holding: RegExp | undefined;
+  let freeze: { paths: RegExp; nth: number; seen: number; passed: boolean } | undefined;
   const agent = new http.Agent({ keepAlive: true });
 
   const server = http.createServer((req, res) => {
@@ -110,10 +121,17 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       const startMs = Date.now() - countsSince;
       counts.requests++;
       counts.byPath[path] = (counts.byPath[path] ?? 0) + 1;
+      if (freeze?.passed) {
+        counts.frozen++;
+        req.socket.resetAndDestroy();
+        return;
+      }
+      const freezing = freeze !== undefined && freeze.paths.test(path) && ++freeze.seen >= freeze.nth;
+      if (freezing) freeze!.passed = true;
       const eligible = options.onlyPaths === undefined || options.onlyPaths.test(path);
       const drawn = eligible && random() < rate ? faults[Math.floor(random() * faults.length)] : undefined;
       const script = eligible && rate > 0 && options.scripted?.paths.test(path) ? options.scripted.faults[counts.byPath[path]! - 1] : undefined;
-      const fault = script ?? drawn;
+      const fault = freezing ? undefined : (script ?? drawn);
       if (fault !== undefined) {
         counts.faults[fault]++;
         counts.faultsByPath[path] = (counts.faultsByPath[path] ?? 0) + 1;
@@ -143,7 +161,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
               req.socket.resetAndDestroy();
               return;
             }
-            if (holding?.test(path)) {
+            if (freezing || holding?.test(path)) {
               counts.held++;
               return;
             }
@@ -185,6 +203,9 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     },
     holdAnswers(paths) {
       holding = paths;
+    },
+    freezeAt(paths, nth = 1) {
+      freeze = paths === undefined ? undefined : { paths, nth, seen: 0, passed: false };
     },
     resetCounts() {
       counts = emptyCounts();
