@@ -2,42 +2,45 @@
  * No self-lockout, on the real engine against the emulator, TypeScript (dynamic providers) and
  * YAML (the provider plugin) paths. Each path runs its scenarios one after the other on one stack
  * (the root user's key deploys), each scenario a new program for it; on the TypeScript path an
- * inline program (`inline-declared-stack.ts`), except where the GitOps runner runs the program:
+ * inline program (`inline-declared-stack.ts`):
  *
  * - An enabled organization-level IP allowlist that leaves out the address the emulator echoes
  *   for this client (`x-rate-limit-request-remote-addr`) fails the preview naming that address.
  * - A root quorum that leaves out the deploying user, or raises the threshold above 1 while that
  *   user alone is the quorum, fails the preview with one refusal of the lockout proof
  *   (`deployer-access.ts`): the update of the root quorum the deploying user could no longer
- *   submit alone, with its witness naming the user and the RootQuorum.
+ *   submit alone, with its witness naming the user and the RootQuorum. (The raised threshold on
+ *   the TypeScript path only: its witness is the proof's, which both paths share; the YAML path's
+ *   RootQuorum reaches the proof in the removed user's preview.)
  * - `up` of the list and the quorum (the Automation API's, no preview first) fails with one
  *   refusal before anything is sent: no list, the quorum unchanged.
  * - One program with a rule for the address in the list, the user alone in the quorum, and a
  *   UserTag with a DENY on every USER activity previews: neither the list nor the quorum is
  *   refused wrongly, and the DENY that refuses a deployer outside the root quorum
- *   (no-self-lockout-policies.test.ts) does not bind the root user, alone the root quorum, which
- *   bypasses policies. With `keyform:allowLockout` the deliberate hand-over of the list and the
- *   quorum previews.
+ *   (no-self-lockout-plans.test.ts) does not bind the root user, alone the root quorum, which
+ *   bypasses policies. (The deliberate hand-over with `keyform:allowLockout` is the forced `up`
+ *   of no-self-lockout-plans.test.ts (a), on both paths: the switch is one, whatever the plan
+ *   refuses.)
  * - Removing from the program the API key keyform signs with, and the user it belongs to (both
  *   adopted with importId): a plain preview cannot see those deletes (the engine plans them
  *   without the provider) and passes; the preview's steps read through the Automation API
  *   (`PlannedCredentialDeletes`, what the GitOps runner and scripts/org-up use) name the key and
- *   the user; the runner's `up` previews first and stops there with both in its report, the key
- *   and the user still there. On the TypeScript path, `up` with only the key removed refuses its
- *   delete before it is sent: the key is still there, read with the official client.
+ *   the user. On the YAML path (a project folder, which the runner runs the program from) the
+ *   runner's `up` previews first and stops there with both in its report, the key and the user
+ *   still there. On the TypeScript path, `up` with only the key removed refuses its delete before
+ *   it is sent: the key is still there, read with the official client.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accessThrough, typescriptStack, yamlStack, type Declared, type DeclaredStack, type MakeDeclaredStack } from "../support/declared-stacks";
+import { accessThrough, settingsEnv, stackEnv, yamlStack, type Declared, type DeclaredStack, type MakeDeclaredStack } from "../support/declared-stacks";
 import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { builtScriptOutcome, commandOutcome, lockoutRefusals } from "./fail-closed-support";
 import { typescriptInlineStack } from "./inline-declared-stack";
 import { credentialLockouts, PlannedCredentialDeletes } from "../../sdk/gitops/credential-check";
-import { settingsEnv, stackEnv } from "../support/declared-stacks";
 import { generateApiKeyPair } from "../../sdk/protocol/keys";
 import { officialClient } from "../support/organization-snapshot";
 
@@ -81,11 +84,10 @@ const quorum = (threshold: number, userIds: string[]): Declared => ({ kind: "Roo
 /** `node dist/examples/gitops/runner.js <args>` with `env`: its exit code and output. */
 const runnerOutcome = (args: string[], env: Record<string, string>) => builtScriptOutcome("dist/examples/gitops/runner.js", args, env);
 
-describe.each<{ door: string; make: MakeDeclaredStack; runnable: MakeDeclaredStack }>([
-  // TypeScript: an inline program where only the engine runs it; the runner needs a project folder.
-  { door: "TypeScript", make: typescriptInlineStack, runnable: typescriptStack },
-  { door: "YAML", make: yamlStack, runnable: yamlStack },
-])("no self-lockout: $door", ({ door, make, runnable }) => {
+describe.each<{ door: string; make: MakeDeclaredStack }>([
+  { door: "TypeScript", make: typescriptInlineStack },
+  { door: "YAML", make: yamlStack },
+])("no self-lockout: $door", ({ door, make }) => {
   // One stack for the path: every scenario below is a new program for it.
   let declared: DeclaredStack;
   beforeAll(async () => {
@@ -115,11 +117,13 @@ describe.each<{ door: string; make: MakeDeclaredStack; runnable: MakeDeclaredSta
     expect(removed.output).toMatch(new RegExp(`submitted by user "[^"]+" \\(${b.userId}\\) alone: OUTCOME_DENY_IMPLICIT: .*; the root quorum of RootQuorum "root" leaves the user out`));
     expect(lockoutRefusals(removed.output)).toBe(1);
 
-    declared.redeclare([quorum(2, [b.userId, otherUserId])]);
-    const raised = await commandOutcome(stack.preview());
-    expect(raised.exitCode).not.toBe(0);
-    expect(raised.output).toMatch(new RegExp(`submitted by user "[^"]+" \\(${b.userId}\\) alone: OUTCOME_[A-Z_]+: it would wait for the root quorum of RootQuorum "root" \\(threshold 2\\)`));
-    expect(lockoutRefusals(raised.output)).toBe(1);
+    if (door === "TypeScript") {
+      declared.redeclare([quorum(2, [b.userId, otherUserId])]);
+      const raised = await commandOutcome(stack.preview());
+      expect(raised.exitCode).not.toBe(0);
+      expect(raised.output).toMatch(new RegExp(`submitted by user "[^"]+" \\(${b.userId}\\) alone: OUTCOME_[A-Z_]+: it would wait for the root quorum of RootQuorum "root" \\(threshold 2\\)`));
+      expect(lockoutRefusals(raised.output)).toBe(1);
+    }
 
     // `up` checks each resource again before sending it: the first refused stops the run.
     declared.redeclare([excludingList, quorum(1, [otherUserId])]);
@@ -131,7 +135,7 @@ describe.each<{ door: string; make: MakeDeclaredStack; runnable: MakeDeclaredSta
     expect(await quorumNow()).toEqual(before);
   });
 
-  it("with a rule for the address, the user alone in the quorum and a DENY that binds only others it previews; with allowLockout the hand-over previews", { timeout: TIMEOUT }, async () => {
+  it("with a rule for the address, the user alone in the quorum and a DENY that binds only others it previews", { timeout: TIMEOUT }, async () => {
     const { stack } = declared.handle;
     const b = emu.emulator.bootstrap;
     const before = await quorumNow();
@@ -142,25 +146,12 @@ describe.each<{ door: string; make: MakeDeclaredStack; runnable: MakeDeclaredSta
     const kept = await commandOutcome(stack.preview());
     expect(kept.output).toBe("");
     expect(kept.exitCode).toBe(0);
-
-    declared.redeclare([excludingList, quorum(1, [otherUserId])]);
-    await stack.setConfig("keyform:allowLockout", { value: "true" });
-    try {
-      const forced = await commandOutcome(stack.preview());
-      expect(forced.output).toBe("");
-      expect(forced.exitCode).toBe(0);
-    } finally {
-      await stack.removeConfig("keyform:allowLockout");
-    }
     expect(await organizationAllowlist()).toBeUndefined();
     expect(await quorumNow()).toEqual(before);
   });
 
-  it("a planned delete of the deploying key and user: a plain preview passes, its steps name both, the runner's up stops at its preview", { timeout: TIMEOUT }, async () => {
-    // The runner runs the program from its project folder: the YAML path's stack has one, the
-    // TypeScript path's gets one of its own.
-    const runnerStack = make === runnable ? declared : await runnable(work, access(), []);
-    const { handle, redeclare, workDir } = runnerStack;
+  it("a planned delete of the deploying key and user: a plain preview passes, its steps name both; the runner's up stops at its preview", { timeout: TIMEOUT }, async () => {
+    const { handle, redeclare, workDir } = declared;
     const b = emu.emulator.bootstrap;
     const { apiKeys } = await official.getApiKeys({ organizationId: b.organizationId, userId: b.userId });
     const own = apiKeys.find((k) => k.credential.publicKey.toLowerCase() === b.apiPublicKey.toLowerCase())!;
@@ -192,21 +183,22 @@ describe.each<{ door: string; make: MakeDeclaredStack; runnable: MakeDeclaredSta
       expect(lockouts.join("\n")).toMatch(new RegExp(`User ${b.userId} \\("[^"]+"\\) \\[urn:pulumi:[^\\]]+::deployer\\]: this plan deletes the user the API key keyform signs with belongs to`));
       expect(await credentialLockouts(handle.stack, deletes, { ...env, KEYFORM_ALLOW_LOCKOUT: "true" })).toEqual([]);
 
-      // The GitOps runner's `up` previews first, reads the same steps, and stops there: its
-      // report names both, and nothing is deleted. (Its `preview` adds the same lockouts to its
-      // report: no-self-lockout-plans.test.ts runs `keyform gitops preview` on such a plan.)
-      const out = fs.mkdtempSync(path.join(work, "reports-"));
-      const up = await runnerOutcome(["up", "--stack", handle.stack.name, "--out", out, "--work-dir", workDir], { ...stackEnv(handle.stack), ...settingsEnv(access()) });
-      expect(up.code, up.output).toBe(1);
-      const errors = (JSON.parse(fs.readFileSync(path.join(out, "up.json"), "utf8")) as { errors: string[] }).errors.join("\n");
-      expect(errors).toMatch(new RegExp(`ApiKey ${own.apiKeyId} \\[[^\\]]+\\]: this plan deletes the API key keyform signs with`));
-      expect(errors).toMatch(new RegExp(`User ${b.userId} \\("[^"]+"\\) \\[[^\\]]+\\]: this plan deletes the user`));
-      expect(fs.readFileSync(path.join(out, "up.md"), "utf8")).toMatch(/this plan deletes the API key keyform signs with/);
-      // It stopped at its preview: no delete reached the provider, whose refusal at `up` (below) would say so.
-      expect(`${errors}\n${up.output}`).not.toMatch(/deleting (it|the user) would lock this stack out/);
-      await stillThere();
-
-      if (door === "TypeScript") {
+      if (door === "YAML") {
+        // The GitOps runner's `up` runs the program from its folder, previews first, reads the
+        // same steps (either path's alike: above), and stops there: its report names both, and
+        // nothing is deleted. (Its `preview` adds the same lockouts to its report:
+        // no-self-lockout-plans.test.ts runs `keyform gitops preview` on such a plan.)
+        const out = fs.mkdtempSync(path.join(work, "reports-"));
+        const up = await runnerOutcome(["up", "--stack", handle.stack.name, "--out", out, "--work-dir", workDir], { ...stackEnv(handle.stack), ...settingsEnv(access()) });
+        expect(up.code, up.output).toBe(1);
+        const errors = (JSON.parse(fs.readFileSync(path.join(out, "up.json"), "utf8")) as { errors: string[] }).errors.join("\n");
+        expect(errors).toMatch(new RegExp(`ApiKey ${own.apiKeyId} \\[[^\\]]+\\]: this plan deletes the API key keyform signs with`));
+        expect(errors).toMatch(new RegExp(`User ${b.userId} \\("[^"]+"\\) \\[[^\\]]+\\]: this plan deletes the user`));
+        expect(fs.readFileSync(path.join(out, "up.md"), "utf8")).toMatch(/this plan deletes the API key keyform signs with/);
+        // It stopped at its preview: no delete reached the provider, whose refusal at `up` would say so.
+        expect(`${errors}\n${up.output}`).not.toMatch(/deleting (it|the user) would lock this stack out/);
+        await stillThere();
+      } else {
         // A plain `up` of the plan without the key refuses its delete before the request is sent.
         redeclare([adoptedUser, tag]);
         const refused = await commandOutcome(handle.stack.up());
@@ -220,7 +212,6 @@ describe.each<{ door: string; make: MakeDeclaredStack; runnable: MakeDeclaredSta
       const deployment = exported.deployment as { resources?: Array<{ urn: string }> };
       deployment.resources = (deployment.resources ?? []).filter((r) => !r.urn.endsWith("::deployer-key") && !r.urn.endsWith("::deployer"));
       await handle.stack.importStack(exported);
-      if (runnerStack !== declared) await handle.cleanup();
     }
   });
 });
