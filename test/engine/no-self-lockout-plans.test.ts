@@ -176,8 +176,7 @@ describe.each<{ door: string; make: MakeDeclaredStack }>([
     expect(users.find((u) => u.userId === d.userId)?.userTags).toContain(tagId);
   });
 
-  // The TypeScript path only: the YAML path's plugin hands the proof a DENY policy to create in the first test.
-  if (door === "TypeScript") it("(c) a DENY on POLICY/DELETE for the deployer fails the preview naming DELETE_POLICY", { timeout: TIMEOUT }, async () => {
+  it("(c) a DENY on POLICY/DELETE for the deployer fails the preview naming DELETE_POLICY", { timeout: TIMEOUT }, async () => {
     const policyName = `deployer deletes no policy ${door}`;
     const deny: Declared = {
       kind: "Policy",
