@@ -289,7 +289,29 @@ describe("main job: the example organization (the TypeScript README's organizati
     });
   });
 
-  it("GitOps runner: preview lists exactly the changed resources and fields", { timeout: 600_000 }, async () => {
+  it("GitOps runner: drift exits with its code after an out-of-band change; runner up corrects it", { timeout: 600_000 }, async () => {
+    // No drift run before the change: the drifted run's change list is exactly the one change
+    // (nothing else drifted).
+    const { userTags } = await client.listUserTags();
+    const treasury = userTags.find((t) => t.tagName === "treasury")!;
+    await client.updateUserTag({ userTagId: treasury.tagId, newUserTagName: "treasury-renamed", addUserIds: [], removeUserIds: [] });
+
+    const drifted = await runner("drift");
+    expect(drifted.status).toBe(DRIFT_EXIT_CODE);
+    expect(drifted.summary.changes).toEqual([expect.objectContaining({ name: "treasury", kind: "drift", fields: expect.arrayContaining(["userTagName"]) })]);
+
+    // `runner up` reads the live organization first and sets the name back; drift is clean again.
+    const fixed = await runner("up");
+    expect(fixed.status, fixed.stderr.slice(-2000)).toBe(0);
+    expect(fixed.summary.changes).toEqual([expect.objectContaining({ name: "treasury", kind: "update", fields: ["userTagName"] })]);
+    expect(fixed.markdown).toContain("1 updated in place");
+    expect((await client.listUserTags()).userTags.map((t) => t.tagName)).toContain("treasury");
+    // That nothing is left drifted is the next test's preview: it reads the live organization
+    // first, and lists exactly the two resources the code changes. (`drift` exiting 0 on a
+    // clean organization: test/engine/gitops-platform-repo.test.ts, the same command.)
+  });
+
+  it("GitOps runner: preview lists exactly the changed resources and fields (after runner up, nothing drifted is left)", { timeout: 600_000 }, async () => {
     const stackFile = path.join(copy, "Pulumi.dev.yaml");
     const original = fs.readFileSync(stackFile, "utf8");
     expect(original).toContain('keyform-org:treasuryApprovals: "1"');
@@ -311,26 +333,6 @@ describe("main job: the example organization (the TypeScript README's organizati
     } finally {
       fs.writeFileSync(stackFile, original);
     }
-  });
-
-  it("GitOps runner: drift exits with its code after an out-of-band change; runner up corrects it and drift is 0", { timeout: 600_000 }, async () => {
-    // No drift run before the change: the drifted run's change list is exactly the one change
-    // (nothing else drifted), and the run after the fix proves exit 0 on a clean organization.
-    const { userTags } = await client.listUserTags();
-    const treasury = userTags.find((t) => t.tagName === "treasury")!;
-    await client.updateUserTag({ userTagId: treasury.tagId, newUserTagName: "treasury-renamed", addUserIds: [], removeUserIds: [] });
-
-    const drifted = await runner("drift");
-    expect(drifted.status).toBe(DRIFT_EXIT_CODE);
-    expect(drifted.summary.changes).toEqual([expect.objectContaining({ name: "treasury", kind: "drift", fields: expect.arrayContaining(["userTagName"]) })]);
-
-    // `runner up` reads the live organization first and sets the name back; drift is clean again.
-    const fixed = await runner("up");
-    expect(fixed.status, fixed.stderr.slice(-2000)).toBe(0);
-    expect(fixed.summary.changes).toEqual([expect.objectContaining({ name: "treasury", kind: "update", fields: ["userTagName"] })]);
-    expect(fixed.markdown).toContain("1 updated in place");
-    expect((await client.listUserTags()).userTags.map((t) => t.tagName)).toContain("treasury");
-    expect((await runner("drift")).status).toBe(0);
   });
 
   it("--destroy leaves the organization without anything the stack created", { timeout: 600_000 }, async () => {
