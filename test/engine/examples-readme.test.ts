@@ -14,9 +14,9 @@
  * - The main job, on the TypeScript README's organization and stack: the organization holds
  *   every declared object; a second run (`node dist/examples/main.js`, the job scripts/org-up
  *   ends in, pointed at that organization through KEYFORM_*) changes nothing, starts no emulator
- *   and masks the secret outputs; the treasury's signing policy; the GitOps runner plans a code
- *   change and detects drift; `--destroy` leaves the organization without anything the stack
- *   created. `npm start` (scripts/org-up: install check, build, then `exec node
+ *   and masks the secret outputs; the treasury's signing policy; the GitOps runner detects drift
+ *   (exit 3), sets it back (`up`), then plans a code change and nothing else; `--destroy` leaves
+ *   the organization without anything the stack created. `npm start` (scripts/org-up: install check, build, then `exec node
  *   dist/examples/main.js "$@"`) brings the example up on the embedded emulator of a fresh data
  *   folder, on the Free plan's rate limit, in a clean copy of its own: it runs beside the others
  *   from the start, since it spends its time waiting for its request budget, not on the machine.
@@ -26,8 +26,8 @@
  *   interface, and the classes the example has no object of: a private key, its tag, a session
  *   profile), exported as TypeScript and as Pulumi YAML, is adopted by each export applied in a
  *   new stack (every object, the same ids) without a single activity or any change to the
- *   organization, and the next preview reports no changes. (It is the YAML example's so that the
- *   main job's changes to the other one, its destroy among them, leave it as the program made it.)
+ *   organization, and the next preview reports no changes. (It is the YAML example's: the main
+ *   job changes the other one, and destroys it.)
  */
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
