@@ -1,23 +1,33 @@
 /**
- * Every example runs on a fresh emulator exactly as its README says: the `sh` block of
- * examples/org/README.md (the TypeScript program) and examples/org-yaml/README.md (Pulumi YAML
- * through the provider plugin), extracted from the files and run in a clean copy of the
- * repository. The emulator deploys the Earn wrapper itself (`keyform serve --earn-wrapper`): no
- * scripts/org-up, no test code in between. The runs print no deprecation warning, and the
- * organization then holds the wrapper with deposits disabled, as both programs declare.
+ * The example organization, brought up once per door as the examples' READMEs say, and every
+ * promise about it proven on the organizations those runs leave (each used to bring the example
+ * up again):
  *
- * The two organizations those engine runs leave are then the proof of two more promises, each
- * on the organizations as the programs made them (before, each brought the examples up again):
- * - the two programs declare the same organization: equal once ids, generated keys and
- *   addresses are replaced by the names they stand for;
- * - `keyform export` covers every resource class: the TypeScript example's organization, with
- *   objects made by hand added to it (a user with API keys on two curves, one expiring, a tag with
+ * - The READMEs: the `sh` block of examples/org/README.md (the TypeScript program, the root
+ *   Pulumi.yaml) and of examples/org-yaml/README.md (Pulumi YAML through the provider plugin),
+ *   extracted from the files and run in a clean copy of the repository. The emulator deploys the
+ *   Earn wrapper itself (`keyform serve --earn-wrapper`): no scripts/org-up, no test code in
+ *   between. The runs print no deprecation warning, and the organization then holds the wrapper
+ *   with deposits disabled, as both programs declare.
+ * - The two programs declare the same organization: equal once ids, generated keys and
+ *   addresses are replaced by the names they stand for.
+ * - The main job, on the TypeScript README's organization and stack: the organization holds
+ *   every declared object; a second run (`node dist/examples/main.js`, the job scripts/org-up
+ *   ends in, pointed at that organization through KEYFORM_*) changes nothing, starts no emulator
+ *   and masks the secret outputs; the treasury's signing policy; the GitOps runner detects drift
+ *   (exit 3), sets it back (`up`), then plans a code change and nothing else; `--destroy` leaves
+ *   the organization without anything the stack created. `npm start` (scripts/org-up: install check, build, then `exec node
+ *   dist/examples/main.js "$@"`) brings the example up on the embedded emulator of a fresh data
+ *   folder, on the Free plan's rate limit, in a clean copy of its own: it runs beside the others
+ *   from the start, since it spends its time waiting for its request budget, not on the machine.
+ * - `keyform export` covers every resource class: the YAML example's organization, with objects
+ *   made by hand added to it (a user with API keys on two curves, one expiring, a tag with
  *   members, a policy with a condition and a consensus, an invitation with a tag, a contract
  *   interface, and the classes the example has no object of: a private key, its tag, a session
  *   profile), exported as TypeScript and as Pulumi YAML, is adopted by each export applied in a
  *   new stack (every object, the same ids) without a single activity or any change to the
- *   organization, and the next preview reports no changes. (An organization of its own for the
- *   hand-made objects cost two more adoptions and previews.)
+ *   organization, and the next preview reports no changes. (It is the YAML example's: the main
+ *   job changes the other one, and destroys it.)
  */
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -32,35 +42,48 @@ import { registeredSpecs } from "../../sdk/resources/runtime";
 import { organizationSnapshot } from "../support/organization-snapshot";
 import { createWorkDirStack, pulumiBinDir, repoRoot, type WorkDirStackOptions } from "../support/engine";
 import { changes } from "../resources/harness/engine-harness";
+import { runChild, type Finished } from "../support/child-process";
 import { linkedTypeScriptProject } from "../support/typescript-project";
 import { comparableOrganization } from "./examples-snapshot";
 import { copyBuild } from "../support/built-copy";
 import { cleanCopy, markdownBlocks } from "../support/repo-copy";
+import { checkTreasurySigning } from "../support/treasury-signing";
 
 const run = promisify(execFile);
+
+const DRIFT_EXIT_CODE = 3;
 
 let work: string;
 let copy: string;
 let env: NodeJS.ProcessEnv;
 /** Each example's run: its emulator (started with `&`) serves until afterAll. */
 const ran = new Map<string, { dataDir: string; block: string; stop: () => void }>();
+/** `npm start` on the Free plan, in a clean copy of its own, started by beforeAll. */
+let freePlanRun: Promise<Finished> | undefined;
 
 beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-examples-readme-"));
   copy = path.join(work, "repo");
-  cleanCopy(copy);
-  // The build the test command made: the blocks' `npm run build` compiles incrementally.
-  copyBuild(copy);
+  const freeCopy = path.join(work, "free-plan-repo");
+  for (const dir of [copy, freeCopy]) {
+    cleanCopy(dir);
+    // The build the test command made: the blocks' `npm run build` and scripts/org-up's tsc compile incrementally.
+    copyBuild(dir);
+  }
   env = {
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("KEYFORM_") && !k.startsWith("PULUMI_"))),
     PATH: `${pulumiBinDir()}:${process.env.PATH}`,
     PULUMI_HOME: path.join(work, "pulumi-home"),
     PULUMI_SKIP_UPDATE_CHECK: "true",
   };
+  // A fresh organization on the embedded emulator under the Free plan, and a stack of its own (the copy's state).
+  const freeData = path.join(work, "free-plan-data");
+  freePlanRun = runChild("npm", ["start", "--", "--data-dir", freeData, "--plan", "free"], { cwd: freeCopy, env: { ...env, PULUMI_HOME: path.join(work, "pulumi-home-free") } });
 });
 
-afterAll(() => {
+afterAll(async () => {
   for (const { stop } of ran.values()) stop();
+  await freePlanRun;
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -144,6 +167,208 @@ describe("the examples, as their READMEs say", () => {
   });
 });
 
+/** The settings a README block exported: its state backend (under the copy) and passphrase. */
+function stateOf(block: string): { PULUMI_BACKEND_URL: string; PULUMI_CONFIG_PASSPHRASE: string } {
+  const backend = /PULUMI_BACKEND_URL="file:\/\/\$PWD\/([^"]+)"/.exec(block)?.[1];
+  const passphrase = /PULUMI_CONFIG_PASSPHRASE=(\S+)/.exec(block)?.[1];
+  expect(backend && passphrase, "the block's PULUMI_BACKEND_URL and PULUMI_CONFIG_PASSPHRASE").toBeTruthy();
+  return { PULUMI_BACKEND_URL: `file://${path.join(copy, backend!)}`, PULUMI_CONFIG_PASSPHRASE: passphrase! };
+}
+
+function changesOf(stdout: string): Record<string, number> {
+  const line = stdout.split("\n").find((l) => l.startsWith("Changes: "));
+  if (!line) throw new Error(`no change summary in the output:\n${stdout.slice(-2000)}`);
+  return JSON.parse(line.slice("Changes: ".length));
+}
+
+describe("main job: the example organization (the TypeScript README's organization and dev stack)", () => {
+  /** The KEYFORM_* settings of the TypeScript README's emulator and its stack's backend. */
+  let target: Record<string, string> = {};
+  let client: KeyformClient;
+
+  /** The job scripts/org-up ends in (`exec node dist/examples/main.js "$@"`), on the copy's build, pointed at `target`. */
+  const mainJob = (args: string[]) => runChild("node", ["dist/examples/main.js", ...args], { cwd: copy, env: { ...env, ...target } });
+
+  async function runner(operation: string) {
+    const out = path.join(work, `reports-${operation}-${Date.now()}`);
+    const result = await runChild("node", ["dist/examples/gitops/runner.js", operation, "--stack", "dev", "--out", out], { cwd: copy, env: { ...env, ...target } });
+    const summary = JSON.parse(fs.readFileSync(path.join(out, `${operation}.json`), "utf8"));
+    const markdown = fs.readFileSync(path.join(out, `${operation}.md`), "utf8");
+    return { status: result.status, summary, markdown, stderr: result.stderr };
+  }
+
+  beforeAll(() => {
+    const ts = ran.get("org");
+    if (!ts) return;
+    target = { ...settingsOf(ts.dataDir), ...stateOf(ts.block) };
+    client = clientOf(ts.dataDir);
+  });
+
+  it("holds every declared object; a second run, pointed at it through KEYFORM_*, changes nothing and starts no emulator", { timeout: 600_000 }, async () => {
+    expect(client, "examples/org ran").toBeDefined();
+    const { users } = await client.listUsers();
+    const idOf = (name: string) => users.find((u) => u.userName === name)!.userId;
+    const { userTags } = await client.listUserTags();
+    const tagByName = new Map(userTags.map((t) => [t.tagName, t.tagId]));
+    expect([...tagByName.keys()].sort()).toEqual(expect.arrayContaining(["admins", "engineering", "treasury"]));
+    const membersOf = (tag: string) =>
+      users
+        .filter((u) => u.userTags.includes(tagByName.get(tag)!))
+        .map((u) => u.userName)
+        .sort();
+    expect(membersOf("admins")).toEqual(["alice"]);
+    expect(membersOf("engineering")).toEqual(["carol", "dave"]);
+
+    const { policies } = await client.listPolicies();
+    const names = policies.map((p) => p.policyName);
+    expect(names).toEqual(expect.arrayContaining(["Treasury pays its payee", "Treasury signing needs admin approvals", "Nobody exports keys"]));
+    const quorum = policies.find((p) => p.policyName === "Treasury signing needs admin approvals")!;
+    expect(quorum.consensus).toContain(tagByName.get("admins"));
+    const payments = policies.find((p) => p.policyName === "Treasury pays its payee")!;
+    expect(payments.consensus).toContain(tagByName.get("treasury"));
+
+    const deployerKeys = (await client.getApiKeys({ userId: idOf("ci-deployer") })).apiKeys;
+    expect(deployerKeys.map((k) => k.apiKeyName)).toContain("ci-deployer-dev");
+    const auditorKeys = (await client.getApiKeys({ userId: idOf("ci-auditor") })).apiKeys;
+    expect(auditorKeys.map((k) => k.credential.publicKey)).toContain("02cfaa97b92f948e541b1ba8dd830cde7eb1a87d372ad13548800bdf512248a93c");
+
+    const { organizationData } = await client.getOrganization();
+    const invited = (organizationData.invitations ?? []).map((i) => i.receiverUserName).sort();
+    expect(invited).toEqual(["erin", "frank"]);
+
+    const { smartContractInterfaces } = await client.listSmartContractInterfaces();
+    expect(smartContractInterfaces.map((s) => s.label).sort()).toEqual(["Payroll program", "USDC (ERC-20)"]);
+
+    const { enabledVaults = [] } = await client.listEarnEnabledVaults({});
+    expect(enabledVaults).toHaveLength(1);
+    expect(enabledVaults[0]!.depositsDisabled).toBe(true);
+
+    // The users are the program's (no seeding behind Pulumi's back), and so is the rest.
+    expect(users.find((u) => u.userName === "alice")?.userEmail).toBe("alice@example.com");
+    expect(users.map((u) => u.userName).sort()).toEqual(["alice", "bob", "carol", "ci-auditor", "ci-deployer", "dave", "root"]);
+    const root = users.find((u) => u.userName === "root")!.userId;
+    expect(organizationData.rootQuorum?.threshold).toBe(1);
+    expect([...(organizationData.rootQuorum?.userIds ?? [])].sort()).toEqual([idOf("alice"), root].sort());
+    const { webhookEndpoints } = await client.listWebhookEndpoints();
+    expect(webhookEndpoints).toMatchObject([{ name: "activity-updates-dev", isActive: true, subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] }]);
+    const deployerKey = deployerKeys.find((k) => k.apiKeyName === "ci-deployer-dev")!;
+    expect((await client.getIpAllowlist({ publicKey: deployerKey.credential.publicKey })).allowlist.rules).toMatchObject([{ cidr: "203.0.113.0/24" }]);
+    const { wallets } = await client.listWallets();
+    expect(wallets.map((w) => w.walletName)).toEqual(["treasury-dev"]);
+    const { accounts } = await client.listWalletAccounts({ walletId: wallets[0]!.walletId });
+    expect(accounts.map((a) => a.addressFormat)).toEqual(["ADDRESS_FORMAT_ETHEREUM", "ADDRESS_FORMAT_SOLANA"]);
+
+    // The second run is the job scripts/org-up ends in (scripts/org-up itself is `npm start`, the
+    // Free plan's run below), pointed at the same organization and stack through KEYFORM_* and
+    // the README's backend: it uses that server, starts no emulator, and changes nothing.
+    const mustNotExist = path.join(work, "must-not-exist");
+    const second = await mainJob(["--data-dir", mustNotExist]);
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stdout).not.toContain("keyform emulator listening");
+    expect(fs.existsSync(mustNotExist)).toBe(false);
+    expect(changesOf(second.stdout)).toEqual({ same: 24 });
+    // The job prints the stack's outputs with the secret ones masked.
+    expect(second.stdout).toContain("ciDeployerPrivateKey: [secret]");
+    expect((await client.listUserTags()).userTags.map((t) => t.tagName).sort()).toEqual(["admins", "engineering", "treasury"]);
+  });
+
+  it("the treasury's signing policy: a non-root member signs to the payee, is refused elsewhere, and a large payment is approved in the dashboard", { timeout: 600_000 }, async () => {
+    const { users } = await client.listUsers();
+    const idOf = (name: string) => users.find((u) => u.userName === name)!.userId;
+    const { wallets } = await client.listWallets();
+    const { accounts } = await client.listWalletAccounts({ walletId: wallets[0]!.walletId });
+    await checkTreasurySigning({
+      baseUrl: target.KEYFORM_BASE_URL!,
+      organizationId: target.KEYFORM_ORGANIZATION_ID!,
+      root: client,
+      treasuryMemberId: idOf("bob"),
+      adminId: idOf("alice"),
+      treasuryEthAddress: accounts.find((a) => a.addressFormat === "ADDRESS_FORMAT_ETHEREUM")!.address,
+      // The dev stack keeps the example's default payee.
+      payee: "0x4675c7e5baafbffbca748158becba61ef3b0a263",
+    });
+  });
+
+  it("GitOps runner: drift exits with its code after an out-of-band change; runner up corrects it", { timeout: 600_000 }, async () => {
+    // No drift run before the change: the drifted run's change list is exactly the one change
+    // (nothing else drifted).
+    const { userTags } = await client.listUserTags();
+    const treasury = userTags.find((t) => t.tagName === "treasury")!;
+    await client.updateUserTag({ userTagId: treasury.tagId, newUserTagName: "treasury-renamed", addUserIds: [], removeUserIds: [] });
+
+    const drifted = await runner("drift");
+    expect(drifted.status).toBe(DRIFT_EXIT_CODE);
+    expect(drifted.summary.changes).toEqual([expect.objectContaining({ name: "treasury", kind: "drift", fields: expect.arrayContaining(["userTagName"]) })]);
+
+    // `runner up` reads the live organization first and sets the name back; drift is clean again.
+    const fixed = await runner("up");
+    expect(fixed.status, fixed.stderr.slice(-2000)).toBe(0);
+    expect(fixed.summary.changes).toEqual([expect.objectContaining({ name: "treasury", kind: "update", fields: ["userTagName"] })]);
+    expect(fixed.markdown).toContain("1 updated in place");
+    expect((await client.listUserTags()).userTags.map((t) => t.tagName)).toContain("treasury");
+    // That nothing is left drifted is the next test's preview: it reads the live organization
+    // first, and lists exactly the two resources the code changes. (`drift` exiting 0 on a
+    // clean organization: test/engine/gitops-platform-repo.test.ts, the same command.)
+  });
+
+  it("GitOps runner: preview lists exactly the changed resources and fields (after runner up, nothing drifted is left)", { timeout: 600_000 }, async () => {
+    const stackFile = path.join(copy, "Pulumi.dev.yaml");
+    const original = fs.readFileSync(stackFile, "utf8");
+    expect(original).toContain('keyform-org:treasuryApprovals: "1"');
+    fs.writeFileSync(
+      stackFile,
+      original.replace('keyform-org:treasuryApprovals: "1"', 'keyform-org:treasuryApprovals: "2"').replace("engineering: [carol, dave]", "engineering: [carol]"),
+    );
+    try {
+      const { status, summary, markdown } = await runner("preview");
+      expect(status).toBe(0);
+      const changed = summary.changes
+        .map((c: { name: string; kind: string; fields: string[] }) => [c.name, c.kind, c.fields])
+        .sort((a: string[], b: string[]) => String(a[0]).localeCompare(String(b[0])));
+      expect(changed).toEqual([
+        ["engineering", "update", ["userIds"]],
+        ["treasury-quorum", "update", expect.arrayContaining(["consensus", "notes"])],
+      ]);
+      expect(markdown).toContain("| update in place | `treasury-quorum` |");
+    } finally {
+      fs.writeFileSync(stackFile, original);
+    }
+  });
+
+  it("--destroy leaves the organization without anything the stack created", { timeout: 600_000 }, async () => {
+    const destroyed = await mainJob(["--destroy"]);
+    expect(destroyed.status, destroyed.stderr).toBe(0);
+    expect((await client.listUserTags()).userTags).toEqual([]);
+    expect((await client.listPolicies()).policies).toEqual([]);
+    expect((await client.listSmartContractInterfaces()).smartContractInterfaces).toEqual([]);
+    const { organizationData } = await client.getOrganization();
+    expect(organizationData.invitations ?? []).toEqual([]);
+    // The root quorum stays as it was, and so does its member alice; every other declared user goes.
+    const { users } = await client.listUsers();
+    expect(users.map((u) => u.userName).sort()).toEqual(["alice", "root"]);
+    expect(organizationData.rootQuorum?.userIds).toHaveLength(2);
+    expect(destroyed.stdout).toMatch(/leaves the root quorum as it is/);
+    expect((await client.listWebhookEndpoints()).webhookEndpoints).toEqual([]);
+    // The dev stack declares its treasury wallet disposable.
+    expect((await client.listWallets()).wallets).toEqual([]);
+    // Deleting an EarnWrapperState re-enables deposits: the wrapper itself is not ours to remove.
+    const { enabledVaults = [] } = await client.listEarnEnabledVaults({});
+    expect(enabledVaults[0]!.depositsDisabled).toBe(false);
+  });
+
+  it("npm start (scripts/org-up) in a clean copy brings the example up on the embedded emulator, on the Free plan's rate limit (1 request/s) first time, meeting no 429", { timeout: 900_000 }, async () => {
+    const result = await freePlanRun!;
+    expect(result.status, result.stderr + result.stdout.slice(-3000)).toBe(0);
+    expect(result.stdout).toMatch(/keyform emulator listening on http:\/\/127\.0\.0\.1:\d+/);
+    expect(result.stdout).toContain("ciDeployerPrivateKey: [secret]");
+    expect(changesOf(result.stdout).create).toBeGreaterThan(20);
+    const limit = /Rate limit: 1 requests\/s per address; (\d+) requests admitted, (\d+) refused \(429\)/.exec(result.stdout);
+    expect(limit, result.stdout.slice(-2000)).not.toBeNull();
+    expect(Number(limit![1])).toBeGreaterThan(0);
+    expect(Number(limit![2])).toBe(0);
+  });
+});
+
 /** `<class> <id>` of the keyform resources of an exported deployment (dynamic resources or the plugin's). */
 function objectsIn(deployment: unknown): string[] {
   const resources = (deployment as { resources?: Array<{ type: string; id?: string }> }).resources ?? [];
@@ -204,7 +429,7 @@ async function buildByHand(client: KeyformClient, rootUserId: string): Promise<s
   ];
 }
 
-describe("keyform export of the example organization (the TypeScript example's, as its README made it, with objects made by hand)", () => {
+describe("keyform export of the example organization (the YAML example's, as its README made it, with objects made by hand)", () => {
   /** `<class> <id>` of every object the example program manages, from its README stack's state. */
   let declared: string[] = [];
   /** `<class> <id>` of the objects made by hand in the same organization. */
@@ -257,21 +482,18 @@ describe("keyform export of the example organization (the TypeScript example's, 
   }
 
   beforeAll(async () => {
-    const ts = ran.get("org");
-    if (!ts) return;
-    settings = settingsOf(ts.dataDir);
-    client = clientOf(ts.dataDir);
-    // The state backend and passphrase the README's block exported.
-    const backend = /PULUMI_BACKEND_URL="file:\/\/\$PWD\/([^"]+)"/.exec(ts.block)?.[1];
-    const passphrase = /PULUMI_CONFIG_PASSPHRASE=(\S+)/.exec(ts.block)?.[1];
-    expect(backend && passphrase, "the block's PULUMI_BACKEND_URL and PULUMI_CONFIG_PASSPHRASE").toBeTruthy();
+    const yaml = ran.get("org-yaml");
+    if (!yaml) return;
+    settings = settingsOf(yaml.dataDir);
+    client = clientOf(yaml.dataDir);
+    // The state backend and passphrase the README's block exported; its project is examples/org-yaml.
     const { stdout } = await run(path.join(pulumiBinDir(), "pulumi"), ["stack", "export", "--stack", "dev"], {
-      cwd: copy,
-      env: { ...env, PULUMI_BACKEND_URL: `file://${path.join(copy, backend!)}`, PULUMI_CONFIG_PASSPHRASE: passphrase! },
+      cwd: path.join(copy, "examples", "org-yaml"),
+      env: { ...env, ...stateOf(yaml.block) },
       maxBuffer: 64 * 1024 * 1024,
     });
     declared = objectsIn(JSON.parse(stdout).deployment);
-    const rootUserId = JSON.parse(fs.readFileSync(path.join(ts.dataDir, "bootstrap.json"), "utf8")).userId as string;
+    const rootUserId = JSON.parse(fs.readFileSync(path.join(yaml.dataDir, "bootstrap.json"), "utf8")).userId as string;
     handMade = await buildByHand(client, rootUserId);
     exported = [...declared, ...handMade].sort();
     organizationBefore = await organizationNow();
