@@ -8,7 +8,7 @@
  * What a stack costs besides its engine runs is kept small (docs/testing.md, "One engine run"):
  * one `pulumi version` per test process, not per stack, no `pulumi stack rm` (the sandbox goes
  * whole), and the reads Automation makes after each run cut from three CLI runs in a row, each
- * unlocking the passphrase, to two at once.
+ * unlocking the passphrase, to two.
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -136,24 +136,50 @@ function toConfigMap(config: StackConfig): ConfigMap {
   return map;
 }
 
+/** The signature Pulumi puts beside a secret value in state (`{ <sig>: SECRET_SIG_VALUE, ciphertext }`). */
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
+
+/**
+ * The names of the stack outputs that are secret in the stack's checkpoint at rest (its root
+ * `pulumi:pulumi:Stack` resource's outputs stored encrypted), or undefined when no checkpoint of
+ * `stackName` is found in the sandbox's `file://` backend.
+ */
+function secretOutputsAtRest(backendUrl: string | undefined, stackName: string): Set<string> | undefined {
+  if (!backendUrl?.startsWith("file://")) return undefined;
+  const stacksDir = path.join(backendUrl.slice("file://".length), ".pulumi", "stacks");
+  const projects = fs.existsSync(stacksDir) ? fs.readdirSync(stacksDir, { withFileTypes: true }) : [];
+  const file = projects.map((p) => path.join(stacksDir, p.name, `${stackName}.json`)).find((f) => fs.existsSync(f));
+  if (file === undefined) return undefined;
+  type Checkpoint = { checkpoint?: { latest?: { resources?: Array<{ type: string; outputs?: Record<string, unknown> }> } } };
+  const resources = (JSON.parse(fs.readFileSync(file, "utf8")) as Checkpoint).checkpoint?.latest?.resources ?? [];
+  const outputs = resources.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
+  const isSecret = (value: unknown) => (value as Record<string, unknown> | null)?.[SECRET_SIG_KEY] === SECRET_SIG_VALUE;
+  return new Set(Object.keys(outputs).filter((key) => isSecret(outputs[key])));
+}
+
 /**
  * After every `up`, Automation reads the stack's outputs twice (masked, then with secrets shown)
  * and its last history entry with secrets shown: three CLI runs one after the other, each
- * unlocking the passphrase (a key derivation of about 0.15 s of CPU). Here the two output reads
- * run side by side (they only read the backend), and the history entry, which gives the summary
- * (operation counts and result), is read without decrypting the config it records.
+ * costing about 0.3 s of CPU (the CLI's start and the passphrase's key derivation). Here the
+ * outputs are read once, with secrets shown, and which of them are secret is read from the
+ * stack's checkpoint at rest, where a secret output is stored encrypted (the masked read is what
+ * Automation derives the same flag from; it stays the fallback when no checkpoint is found). The
+ * history entry, which gives the summary (operation counts and result), is read without
+ * decrypting the config it records.
  */
 function withLighterReads(stack: Stack): void {
   const workspace = stack.workspace as LocalWorkspace;
   const read = async (args: string[]) => (await workspace.pulumiCommand.run(args, workspace.workDir, { ...workspace.envVars })).stdout;
   workspace.stackOutputs = async (stackName: string) => {
-    const [masked, plain] = await Promise.all([
-      read(["stack", "output", "--json", "--stack", stackName]),
-      read(["stack", "output", "--json", "--show-secrets", "--stack", stackName]),
-    ]);
-    const maskedOuts = JSON.parse(masked) as Record<string, unknown>;
-    const plainOuts = JSON.parse(plain) as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(plainOuts).map(([key, value]) => [key, { value, secret: maskedOuts[key] === "[secret]" }]));
+    const plain = read(["stack", "output", "--json", "--show-secrets", "--stack", stackName]);
+    let secretKeys = secretOutputsAtRest(workspace.envVars.PULUMI_BACKEND_URL, stackName);
+    if (secretKeys === undefined) {
+      const masked = JSON.parse(await read(["stack", "output", "--json", "--stack", stackName])) as Record<string, unknown>;
+      secretKeys = new Set(Object.keys(masked).filter((key) => masked[key] === "[secret]"));
+    }
+    const plainOuts = JSON.parse(await plain) as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(plainOuts).map(([key, value]) => [key, { value, secret: secretKeys.has(key) }]));
   };
   const info = stack.info.bind(stack);
   stack.info = (showSecrets?: boolean) => info(showSecrets ?? false);
