@@ -8,7 +8,7 @@
  * What a stack costs besides its engine runs is kept small (docs/testing.md, "One engine run"):
  * one `pulumi version` per test process, not per stack, no `pulumi stack rm` (the sandbox goes
  * whole), and the reads Automation makes after each run cut from three CLI runs in a row, each
- * unlocking the passphrase, to two.
+ * unlocking the passphrase, to at most one (none when the outputs hold no secret).
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -142,12 +142,20 @@ function toConfigMap(config: StackConfig): ConfigMap {
 const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
 const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
 
+/** The stack's outputs as its checkpoint at rest holds them. */
+interface OutputsAtRest {
+  readonly outputs: Record<string, unknown>;
+  /** The outputs stored encrypted (secret as a whole). */
+  readonly secretKeys: Set<string>;
+  /** Whether any value holds a special Pulumi value (a secret, a resource reference, an asset): then only the CLI shows it as `stack output` does. */
+  readonly special: boolean;
+}
+
 /**
- * The names of the stack outputs that are secret in the stack's checkpoint at rest (its root
- * `pulumi:pulumi:Stack` resource's outputs stored encrypted), or undefined when no checkpoint of
- * `stackName` is found in the sandbox's `file://` backend.
+ * The outputs of the stack's root `pulumi:pulumi:Stack` resource in its checkpoint at rest (the
+ * sandbox's `file://` backend), or undefined when no checkpoint of `stackName` is found.
  */
-function secretOutputsAtRest(backendUrl: string | undefined, stackName: string): Set<string> | undefined {
+function outputsAtRest(backendUrl: string | undefined, stackName: string): OutputsAtRest | undefined {
   if (!backendUrl?.startsWith("file://")) return undefined;
   const stacksDir = path.join(backendUrl.slice("file://".length), ".pulumi", "stacks");
   const projects = fs.existsSync(stacksDir) ? fs.readdirSync(stacksDir, { withFileTypes: true }) : [];
@@ -157,25 +165,32 @@ function secretOutputsAtRest(backendUrl: string | undefined, stackName: string):
   const resources = (JSON.parse(fs.readFileSync(file, "utf8")) as Checkpoint).checkpoint?.latest?.resources ?? [];
   const outputs = resources.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
   const isSecret = (value: unknown) => (value as Record<string, unknown> | null)?.[SECRET_SIG_KEY] === SECRET_SIG_VALUE;
-  return new Set(Object.keys(outputs).filter((key) => isSecret(outputs[key])));
+  const isSpecial = (value: unknown): boolean =>
+    typeof value === "object" && value !== null && (SECRET_SIG_KEY in value || Object.values(value).some(isSpecial));
+  return { outputs, secretKeys: new Set(Object.keys(outputs).filter((key) => isSecret(outputs[key]))), special: isSpecial(outputs) };
 }
 
 /**
  * After every `up`, Automation reads the stack's outputs twice (masked, then with secrets shown)
  * and its last history entry with secrets shown: three CLI runs one after the other, each
- * costing about 0.3 s of CPU (the CLI's start and the passphrase's key derivation). Here the
- * outputs are read once, with secrets shown, and which of them are secret is read from the
- * stack's checkpoint at rest, where a secret output is stored encrypted (the masked read is what
- * Automation derives the same flag from; it stays the fallback when no checkpoint is found). The
- * history entry, which gives the summary (operation counts and result), is read without
- * decrypting the config it records.
+ * costing 0.1-0.3 s of CPU (the CLI's start and the passphrase's key derivation). Here the
+ * outputs are read from the stack's checkpoint at rest (the root stack resource's outputs, plain
+ * JSON there) when none of them holds a special value; otherwise once through the CLI with
+ * secrets shown, and which of them are secret is read from the checkpoint, where a secret output
+ * is stored encrypted (the masked read Automation derives the same flag from stays the fallback
+ * when no checkpoint is found). The history entry, which gives the summary (operation counts and
+ * result), is read from the newest history file of the backend ({@link lastUpdateAtRest}).
  */
 function withLighterReads(stack: Stack): void {
   const workspace = stack.workspace as LocalWorkspace;
   const read = async (args: string[]) => (await workspace.pulumiCommand.run(args, workspace.workDir, { ...workspace.envVars })).stdout;
   workspace.stackOutputs = async (stackName: string) => {
+    const atRest = outputsAtRest(workspace.envVars.PULUMI_BACKEND_URL, stackName);
+    if (atRest !== undefined && !atRest.special) {
+      return Object.fromEntries(Object.entries(atRest.outputs).map(([key, value]) => [key, { value, secret: false }]));
+    }
     const plain = read(["stack", "output", "--json", "--show-secrets", "--stack", stackName]);
-    let secretKeys = secretOutputsAtRest(workspace.envVars.PULUMI_BACKEND_URL, stackName);
+    let secretKeys = atRest?.secretKeys;
     if (secretKeys === undefined) {
       const masked = JSON.parse(await read(["stack", "output", "--json", "--stack", stackName])) as Record<string, unknown>;
       secretKeys = new Set(Object.keys(masked).filter((key) => masked[key] === "[secret]"));
