@@ -8,7 +8,7 @@
  * What a stack costs besides its engine runs is kept small (docs/testing.md, "One engine run"):
  * one `pulumi version` per test process, not per stack, no `pulumi stack rm` (the sandbox goes
  * whole), and the reads Automation makes after each run cut from three CLI runs in a row, each
- * unlocking the passphrase, to two at once.
+ * unlocking the passphrase, to at most one (none when the outputs hold no secret).
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -20,8 +20,10 @@ import {
   PulumiCommand,
   type ConfigMap,
   type ConfigValue,
+  type OpMap,
   type PulumiFn,
   type Stack,
+  type UpdateSummary,
 } from "@pulumi/pulumi/automation";
 
 /** The repository root (this file is test/support/engine.ts). */
@@ -136,27 +138,122 @@ function toConfigMap(config: StackConfig): ConfigMap {
   return map;
 }
 
+/** The signature Pulumi puts beside a secret value in state (`{ <sig>: SECRET_SIG_VALUE, ciphertext }`). */
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
+
+/** The stack's outputs as its checkpoint at rest holds them. */
+interface OutputsAtRest {
+  readonly outputs: Record<string, unknown>;
+  /** The outputs stored encrypted (secret as a whole). */
+  readonly secretKeys: Set<string>;
+  /** Whether any value holds a special Pulumi value (a secret, a resource reference, an asset): then only the CLI shows it as `stack output` does. */
+  readonly special: boolean;
+}
+
+/**
+ * The outputs of the stack's root `pulumi:pulumi:Stack` resource in its checkpoint at rest (the
+ * sandbox's `file://` backend), or undefined when no checkpoint of `stackName` is found.
+ */
+function outputsAtRest(backendUrl: string | undefined, stackName: string): OutputsAtRest | undefined {
+  if (!backendUrl?.startsWith("file://")) return undefined;
+  const stacksDir = path.join(backendUrl.slice("file://".length), ".pulumi", "stacks");
+  const projects = fs.existsSync(stacksDir) ? fs.readdirSync(stacksDir, { withFileTypes: true }) : [];
+  const file = projects.map((p) => path.join(stacksDir, p.name, `${stackName}.json`)).find((f) => fs.existsSync(f));
+  if (file === undefined) return undefined;
+  type Checkpoint = { checkpoint?: { latest?: { resources?: Array<{ type: string; outputs?: Record<string, unknown> }> } } };
+  const resources = (JSON.parse(fs.readFileSync(file, "utf8")) as Checkpoint).checkpoint?.latest?.resources ?? [];
+  const outputs = resources.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
+  const isSecret = (value: unknown) => (value as Record<string, unknown> | null)?.[SECRET_SIG_KEY] === SECRET_SIG_VALUE;
+  const isSpecial = (value: unknown): boolean =>
+    typeof value === "object" && value !== null && (SECRET_SIG_KEY in value || Object.values(value).some(isSpecial));
+  return { outputs, secretKeys: new Set(Object.keys(outputs).filter((key) => isSecret(outputs[key]))), special: isSpecial(outputs) };
+}
+
 /**
  * After every `up`, Automation reads the stack's outputs twice (masked, then with secrets shown)
  * and its last history entry with secrets shown: three CLI runs one after the other, each
- * unlocking the passphrase (a key derivation of about 0.15 s of CPU). Here the two output reads
- * run side by side (they only read the backend), and the history entry, which gives the summary
- * (operation counts and result), is read without decrypting the config it records.
+ * costing 0.1-0.3 s of CPU (the CLI's start and the passphrase's key derivation). Here the
+ * outputs are read from the stack's checkpoint at rest (the root stack resource's outputs, plain
+ * JSON there) when none of them holds a special value; otherwise once through the CLI with
+ * secrets shown, and which of them are secret is read from the checkpoint, where a secret output
+ * is stored encrypted (the masked read Automation derives the same flag from stays the fallback
+ * when no checkpoint is found). The history entry, which gives the summary (operation counts and
+ * result), is read from the newest history file of the backend ({@link lastUpdateAtRest}).
  */
 function withLighterReads(stack: Stack): void {
   const workspace = stack.workspace as LocalWorkspace;
   const read = async (args: string[]) => (await workspace.pulumiCommand.run(args, workspace.workDir, { ...workspace.envVars })).stdout;
   workspace.stackOutputs = async (stackName: string) => {
-    const [masked, plain] = await Promise.all([
-      read(["stack", "output", "--json", "--stack", stackName]),
-      read(["stack", "output", "--json", "--show-secrets", "--stack", stackName]),
-    ]);
-    const maskedOuts = JSON.parse(masked) as Record<string, unknown>;
-    const plainOuts = JSON.parse(plain) as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(plainOuts).map(([key, value]) => [key, { value, secret: maskedOuts[key] === "[secret]" }]));
+    const atRest = outputsAtRest(workspace.envVars.PULUMI_BACKEND_URL, stackName);
+    if (atRest !== undefined && !atRest.special) {
+      return Object.fromEntries(Object.entries(atRest.outputs).map(([key, value]) => [key, { value, secret: false }]));
+    }
+    const plain = read(["stack", "output", "--json", "--show-secrets", "--stack", stackName]);
+    let secretKeys = atRest?.secretKeys;
+    if (secretKeys === undefined) {
+      const masked = JSON.parse(await read(["stack", "output", "--json", "--stack", stackName])) as Record<string, unknown>;
+      secretKeys = new Set(Object.keys(masked).filter((key) => masked[key] === "[secret]"));
+    }
+    const plainOuts = JSON.parse(await plain) as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(plainOuts).map(([key, value]) => [key, { value, secret: secretKeys.has(key) }]));
   };
   const info = stack.info.bind(stack);
-  stack.info = (showSecrets?: boolean) => info(showSecrets ?? false);
+  stack.info = async (showSecrets?: boolean) => lastUpdateAtRest(workspace.envVars.PULUMI_BACKEND_URL, stack.name) ?? info(showSecrets ?? false);
+}
+
+/** A history entry as the file backend stores it (`apitype.UpdateInfo`: times in Unix seconds). */
+interface StoredUpdate {
+  kind: UpdateSummary["kind"];
+  startTime: number;
+  endTime: number;
+  message: string;
+  environment: Record<string, string>;
+  /** A plain value as it is, a secret as `{ secure: <ciphertext> }`. */
+  config?: Record<string, unknown>;
+  result: UpdateSummary["result"];
+  version: number;
+  resourceChanges?: OpMap;
+}
+
+/**
+ * The summary of the stack's last update (`up`, `preview` is not recorded, `refresh`, `destroy`)
+ * read from the newest history file of its `file://` backend, in the form Automation gives for
+ * `pulumi stack history --json` (what `stack.info()` runs after each update, about 0.12 s of CPU);
+ * undefined when the backend holds no history of the stack, and the CLI is asked instead.
+ */
+function lastUpdateAtRest(backendUrl: string | undefined, stackName: string): UpdateSummary | undefined {
+  if (!backendUrl?.startsWith("file://")) return undefined;
+  const historyDir = path.join(backendUrl.slice("file://".length), ".pulumi", "history");
+  const projects = fs.existsSync(historyDir) ? fs.readdirSync(historyDir) : [];
+  const dir = projects.map((p) => path.join(historyDir, p, stackName)).find((d) => fs.existsSync(d));
+  if (dir === undefined) return undefined;
+  // `<stack>-<unix nanoseconds>.history.json`: the newest has the greatest number.
+  const stamp = (name: string) => BigInt(/-(\d+)\.history\.json$/.exec(name)?.[1] ?? "0");
+  const newest = fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith(".history.json"))
+    .sort((a, b) => (stamp(a) < stamp(b) ? -1 : stamp(a) > stamp(b) ? 1 : 0))
+    .at(-1);
+  if (newest === undefined) return undefined;
+  const stored = JSON.parse(fs.readFileSync(path.join(dir, newest), "utf8")) as StoredUpdate;
+  return {
+    version: stored.version,
+    kind: stored.kind,
+    startTime: new Date(stored.startTime * 1000),
+    message: stored.message,
+    environment: stored.environment,
+    // As `stack history --json` without --show-secrets shows it: secrets without their value.
+    config: Object.fromEntries(
+      Object.entries(stored.config ?? {}).map(([key, v]) => {
+        if ((v as { secure?: unknown } | null)?.secure !== undefined) return [key, { secret: true }];
+        return [key, { value: typeof v === "string" ? v : JSON.stringify(v), secret: false }];
+      }),
+    ),
+    result: stored.result,
+    endTime: new Date(stored.endTime * 1000),
+    resourceChanges: stored.resourceChanges,
+  };
 }
 
 async function finish(stack: Stack, sandbox: Sandbox, config: StackConfig | undefined): Promise<TestStack> {

@@ -7,7 +7,12 @@
  * (`resources/policy-warnings.ts`), the provider plugin from its `check`; both word them with
  * {@link lintWarnings}.
  */
-import { checkPolicy, checkPolicyExpression, formatDiagnostic, type DeclaredExpressions, type ExpressionKind } from "../../policy";
+// The modules themselves, not the policy package's index: a provider process needs the checker,
+// not the solver's access diff the index also loads.
+import { checkPolicy, type DeclaredExpressions } from "../../policy/check-policy";
+import { checkPolicyExpression } from "../../policy/compile";
+import { formatDiagnostic } from "../../policy/errors";
+import type { ExpressionKind } from "../../policy/types";
 import type { CheckFailure } from "./check";
 import { containsUnknown } from "./values";
 
