@@ -9,8 +9,8 @@
  * collector is driven by the JavaScript heap, not by Z3's WebAssembly heap, so in a process that
  * runs hundreds of diffs Z3's memory grows until its 2 GB cap and Z3 aborts. Finalizers are
  * also unsafe in themselves: they call into Z3 whenever the collector runs, including between
- * the calls of a job that holds objects it is about to use (Z3 is not thread safe either, which
- * z3-solver's own `check()`, run on a thread of Z3's, would make matter).
+ * the calls of a job that still uses the objects they free, and, with z3-solver's own `check()`
+ * (run on a thread of Z3's), during a check over the same context (Z3 is not thread safe).
  *
  * So the runtime takes the finalization of Z3's objects into its own hands: the library's
  * registry is replaced, when its API is created, by one that records each object created inside
