@@ -5,8 +5,8 @@
  * for all of them (docs/testing.md): up creates → preview shows nothing → a change is an
  * update or a replacement as diff promised → an out-of-band change is found by refresh and
  * undone by up (the service has no update of API keys: refresh keeps the key's private key,
- * still secret) → an out-of-band deletion is dropped by refresh and re-created by up →
- * importId adopts an object made with the client → destroy leaves nothing.
+ * still secret) → an out-of-band deletion is dropped by refresh and re-created by the next up,
+ * in which importId adopts an object of each kind made with the client → destroy leaves nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KeyformClient } from "../../sdk/client/client";
@@ -141,22 +141,14 @@ describe("UserTag, Policy and ApiKey", () => {
       expect(await members(tagId)).toEqual([botUserId, rootUserId].sort());
       expect(await live(policyId)).toMatchObject({ effect: "EFFECT_ALLOW", notes: "v2" });
 
-      // out-of-band deletions (the only change the service has for keys): dropped by refresh, re-created by up
+      // out-of-band deletions (the only change the service has for keys): dropped by refresh,
+      // re-created by the next up, which also adopts by importId objects made with the client and
+      // updates them to match (a key's public key must be declared): one engine run for both
       await client.deleteUserTags({ userTagIds: [tagId] });
       await client.deletePolicy({ policyId });
       await client.deleteApiKeys({ userId: botUserId, apiKeyIds: [replacedKeyId] });
       await stack.refresh();
       for (const name of ["tag", "policy", "key"]) expect(await stateOf(stack, name), name).toBeUndefined();
-      up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ create: 3 });
-      const recreatedTagId = up.outputs.tagId!.value as string;
-      expect(recreatedTagId).not.toBe(tagId);
-      expect(await members(recreatedTagId)).toEqual([botUserId, rootUserId].sort());
-      expect((await live(up.outputs.policyId!.value as string)).policyName).toBe("allow exports with approval");
-      expect((await keysOf()).map((k) => k.apiKeyName).sort()).toEqual(["anchor", "ci-2"]);
-
-      // importId adopts objects made with the client, and updates them to match (a key's public
-      // key must be declared)
       const { userTagId: handMadeTag } = await client.createUserTag({ userTagName: "hand-made", userIds: [] });
       const { policyId: handMadePolicy } = await client.createPolicy({ policyName: "hand made", effect: "EFFECT_ALLOW", notes: "" });
       const pair = generateApiKeyPair("API_KEY_CURVE_SECP256K1");
@@ -165,7 +157,13 @@ describe("UserTag, Policy and ApiKey", () => {
       state.desired.adoptedPolicy = { policyName: "hand made", effect: "EFFECT_DENY", notes: "adopted", importId: handMadePolicy };
       state.desired.adoptedKey = { userId: botUserId, apiKeyName: "hand-made", publicKey: pair.publicKey, curveType: "API_KEY_CURVE_SECP256K1", importId: apiKeyIds[0] };
       up = await stack.up();
-      expect(changes(up.summary.resourceChanges)).toEqual({ create: 3 });
+      // the three dropped ones re-created, the three made by hand adopted
+      expect(changes(up.summary.resourceChanges)).toEqual({ create: 6 });
+      const recreatedTagId = up.outputs.tagId!.value as string;
+      expect(recreatedTagId).not.toBe(tagId);
+      expect(await members(recreatedTagId)).toEqual([botUserId, rootUserId].sort());
+      expect((await live(up.outputs.policyId!.value as string)).policyName).toBe("allow exports with approval");
+      expect((await keysOf()).map((k) => k.apiKeyName).sort()).toEqual(["anchor", "ci-2", "hand-made"]);
       expect(up.outputs.adoptedTagId!.value).toBe(handMadeTag);
       expect((await tags()).filter((t) => t.tagId === handMadeTag).map((t) => t.tagName)).toEqual(["adopted"]);
       expect(await members(handMadeTag)).toEqual([botUserId]);

@@ -1,10 +1,10 @@
 /**
- * A model's values read at once from its text (`ModelValues`) against Z3's own evaluation of
- * each constant, on real models: the witness of every diff is read this way.
+ * A model's values read at once from its constants' definitions (`ModelValues`) against Z3's own
+ * evaluation of each constant, on real models: the witness of every diff is read this way.
  */
 import { describe, expect, it } from "vitest";
 import { ModelValues, type ConstantInfo, type SolverModel } from "../../sdk/policy/smt/model-values";
-import { newSolver, withSolver } from "../../sdk/policy/smt/runtime";
+import { modelHolds, newSolver, solverModel, withSolver } from "../../sdk/policy/smt/runtime";
 
 describe("model values", () => {
   it("reads every constant as Z3 evaluates it: negative, large, boolean, left free, fixed", async () => {
@@ -28,9 +28,13 @@ describe("model values", () => {
       solver.add(negative.lt(-7), large.gt(10n ** 30n), chained.eq(negative.add(3)), on, z.Not(off), z.Or(loose, z.Not(loose)));
       expect(await solver.check()).toBe("sat");
       const model = solver.model();
-      const values = ModelValues.of(model, names);
+      const values = ModelValues.of(solverModel(model), names);
       for (const term of [negative, large, chained, free, on, off, loose]) {
         expect(values.text(term)).toBe(model.eval(term, true).toString().replace(/[()\s]/g, ""));
+      }
+      // A formula's truth in the model, read without printing it, is Z3's evaluation.
+      for (const formula of [on, off, loose, negative.lt(-7), z.Not(on), large.le(10n ** 30n), z.And(on, chained.eq(negative.add(3)))]) {
+        expect(modelHolds(model, formula)).toBe(model.eval(formula, true).toString() === "true");
       }
       expect(values.int(negative) < -7n).toBe(true);
       expect(values.int(large) > 10n ** 30n).toBe(true);
@@ -41,11 +45,11 @@ describe("model values", () => {
     });
   });
 
-  it("evaluates a constant the model's text defines by another term instead of guessing it", () => {
+  it("evaluates a constant the model defines by another term instead of guessing it", () => {
     const term = {};
     const evaluated: unknown[] = [];
     const model: SolverModel = {
-      sexpr: () => "(define-fun a () Int\n  (- 3))\n(define-fun b () Int\n  (+ a 1))",
+      definitions: () => new Map([["a", "-3"], ["b", undefined]]),
       eval: (e: never) => {
         evaluated.push(e);
         return { toString: () => "(- 2)" };

@@ -27,13 +27,13 @@ import type { CheckSatResult } from "z3-solver";
 import type { Expr } from "../ast";
 import type { PolicyRecord } from "../engine";
 import { simulate, simulateVotes, type SimulatedActivity, type SimulatedUser } from "../simulate";
-import { Encoder, RequestSpace, type OpaqueClause, type TypeSlot, type Z3Bool, type Z3Context } from "./encode";
+import { Encoder, RequestSpace, type OpaqueClause, type TypeSlot, type Z3Bool, type Z3Context, type Z3Model } from "./encode";
 import { compiledExpression } from "../compile";
 import { conditionMayMatchFacts } from "../coverage";
 import { classes, collectLiterals, genericSlotsNeeded, typeSignature, typeUniverse, versionMigrations, type VersionMigration } from "./universe";
-import type { ModelValues, SolverModel } from "./model-values";
+import type { ModelValues } from "./model-values";
 import { witnessOf } from "./model-witness";
-import { newSolver, solverStarting, withSolver, z3Context } from "./runtime";
+import { checkNow, modelHolds, newSolver, solverStarting, withSolver, z3Context } from "./runtime";
 import { nameOf, profilesOf, UserLabels } from "./labels";
 import { witnessProblem } from "./witness";
 import { payloadOutOfReach } from "./payload-witness";
@@ -153,7 +153,7 @@ export interface Proof {
   /** The constraints every request meets (call after all decisions are built). */
   wellFormed(): Z3Bool;
   /** A model's values of the space, read at once: what the two readers below take. */
-  values(model: SolverModel): ModelValues;
+  values(model: Z3Model): ModelValues;
   /** A witness activity from a model's values (no call into Z3). */
   witness(values: ModelValues): SimulatedActivity;
   /** The type class index and signing target cell of a model, with a label, and a formula that blocks it. */
@@ -367,7 +367,7 @@ function cellOf(space: RequestSpace, values: ModelValues, wallets: readonly stri
  * other group gets a space of its own with only those policies, so each check is small.
  */
 export async function diffPolicies(before: readonly PolicyRecord[], after: readonly PolicyRecord[], options: DiffOptions = {}): Promise<AccessDiff> {
-  // The groups need no solver: they are worked out while Z3 starts on its own threads.
+  // The groups need no solver: they are worked out while Z3's WebAssembly compiles in the background.
   await solverStarting();
   const relevance = relevanceGroups([before, after], options.literals);
   // The solver's objects of the whole diff are freed when it ends (the result is plain data).
@@ -447,107 +447,102 @@ async function searchChanges(
     const found: Z3Bool[] = [];
     // Per cell (type class, target, direction, alone or not): the users its rows name.
     const namedByCell = new Map<string, Set<string>>();
-    let next: Promise<CheckSatResult> | undefined = changes.length < maxChanges ? solver.check() : undefined;
+    // The verdict of the question as it stands (undefined once the search stops).
+    let next: CheckSatResult | undefined = changes.length < maxChanges ? checkNow(solver) : undefined;
     if (next === undefined) truncated = true;
     let ended = false;
-    try {
-      while (next !== undefined) {
-        const verdict = await next;
-        next = undefined;
-        if (verdict === "unknown") {
-          proof.notProved.push({ clause: "(search)", reason: "the solver gave up" });
-          break;
-        }
-        if (verdict !== "sat") {
-          ended = true;
-          break;
-        }
-        const model = solver.model();
-        const direction = model.eval(gains, true).toString() === "true" ? "gains" : "loses";
-        const how = model.eval(alone, true).toString() === "true" ? "alone" : "with approvers";
-        const values = proof.values(model);
-        const cell = proof.cell(values);
-        const submitter = Number(values.int(space.s));
-        // What decides the submitter's votes in every order: the approvers of each profile and which policies' requests hold.
-        const sameVotes = z.And(
-          space.s.eq(submitter),
-          ...space.slots.map((slot) => slot.n.eq(Number(values.int(slot.n)))),
-          ...facts.map((fact) => (model.eval(fact, true).toString() === "true" ? fact : z.Not(fact))),
-        );
-        model.release();
-        // The witness replays against the whole sets: this also checks that the policies left out could not apply.
-        const original = proof.witness(values);
-        const first = replay(original, direction);
-        const witness = first.activity;
-        // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
-        const users = symbolic ? [] : labels.replaying(witness, how, direction, relevantBefore, relevantAfter);
-        // Profiles whose every user the row names: the search goes on for the others.
-        const named = new Set(users.map((u) => u.id));
-        const covered = new Set(space.slots.flatMap((slot, j) => (slot.members?.every((u) => named.has(u.id)) ? [j] : [])));
-        // The solver reasons on the set of approvers, the service on votes in turn: when the row does
-        // not name the solver's submitter, its change showed only with another approver submitting
-        // first. When no order of the others, after the submitter, shows it either, only requests
-        // with the same approvers and the same policies holding are ruled out for that submitter
-        // (they are decided alike in every order); the search goes on for its other changes.
-        let orderBlock: Z3Bool = z.Bool.val(false);
-        // Such a change repeats a row of its cell unless it names a user none of them names.
-        const rowKey = `${cell.t}\u0000${cell.targetLabel ?? ""}\u0000${direction}\u0000${how}`;
-        const namedInCell = namedByCell.get(rowKey) ?? namedByCell.set(rowKey, new Set()).get(rowKey)!;
-        let repeats = false;
-        if (!symbolic && first.confirmed && !covered.has(submitter)) {
-          if (noOrderChanges(original, direction)) {
-            orderBlock = sameVotes;
-            repeats = users.every((u) => namedInCell.has(u.id));
-          } else {
-            unnamedSubmitters++;
-            covered.add(submitter);
-          }
-        } else covered.add(submitter);
-        const where = z.And(cell.formula, direction === "gains" ? gains : loses, how === "alone" ? alone : z.Not(alone));
-        found.push(where);
-        solver.add(z.Not(symbolic ? where : z.And(where, z.Or(orderBlock, ...[...covered].map((j) => space.s.eq(j))))));
-        // The next check runs on the solver's thread while this change is recorded below, none of which calls into Z3.
-        if (changes.length + 1 < maxChanges) next = solver.check();
-        else truncated = true;
-        const problem = witnessProblem(witness);
-        if (problem !== undefined) invalid.add(problem);
-        if (!first.confirmed && payloadOutOfReach(witness.type)) outOfReach.add(activityKind(witness.type));
-        else if (!first.confirmed) replayFailures++;
-        // A row is a request a client could submit, decided as claimed: anything else is "not proved".
-        if (!first.confirmed || problem !== undefined || repeats) {
-          // No row was added: the search goes on if the limit had stopped it.
-          if (next === undefined && truncated && changes.length < maxChanges) {
-            truncated = false;
-            next = solver.check();
-          }
-          continue;
-        }
-        changes.push({
-          direction,
-          how,
-          users: users.map((u) => ({ id: u.id, name: nameOf(u) })),
-          who: symbolic ? describeUser(witness.approvers![0]!, new Set(space.namedIds), options.names) : users.map(nameOf).join(", "),
-          kinds: [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))],
-          ...(cell.targetLabel ? { target: cell.targetLabel } : {}),
-          witness,
-          before: first.b.outcome,
-          after: first.a.outcome,
-          confirmed: true,
-        });
-        for (const u of users) namedInCell.add(u.id);
+    while (next !== undefined) {
+      const verdict = next;
+      next = undefined;
+      if (verdict === "unknown") {
+        proof.notProved.push({ clause: "(search)", reason: "the solver gave up" });
+        break;
       }
-    } finally {
-      // A check still running when this fails must end before the diff's objects are freed.
-      await next?.catch(() => undefined);
+      if (verdict !== "sat") {
+        ended = true;
+        break;
+      }
+      const model = solver.model();
+      const direction = modelHolds(model, gains) ? "gains" : "loses";
+      const how = modelHolds(model, alone) ? "alone" : "with approvers";
+      const values = proof.values(model);
+      const cell = proof.cell(values);
+      const submitter = Number(values.int(space.s));
+      // What decides the submitter's votes in every order: the approvers of each profile and which policies' requests hold.
+      const sameVotes = z.And(
+        space.s.eq(submitter),
+        ...space.slots.map((slot) => slot.n.eq(Number(values.int(slot.n)))),
+        ...facts.map((fact) => (modelHolds(model, fact) ? fact : z.Not(fact))),
+      );
+      model.release();
+      // The witness replays against the whole sets: this also checks that the policies left out could not apply.
+      const original = proof.witness(values);
+      const first = replay(original, direction);
+      const witness = first.activity;
+      // The organization's users for whom the same activity, submitted by them (with the witness's approvers), changes too.
+      const users = symbolic ? [] : labels.replaying(witness, how, direction, relevantBefore, relevantAfter);
+      // Profiles whose every user the row names: the search goes on for the others.
+      const named = new Set(users.map((u) => u.id));
+      const covered = new Set(space.slots.flatMap((slot, j) => (slot.members?.every((u) => named.has(u.id)) ? [j] : [])));
+      // The solver reasons on the set of approvers, the service on votes in turn: when the row does
+      // not name the solver's submitter, its change showed only with another approver submitting
+      // first. When no order of the others, after the submitter, shows it either, only requests
+      // with the same approvers and the same policies holding are ruled out for that submitter
+      // (they are decided alike in every order); the search goes on for its other changes.
+      let orderBlock: Z3Bool = z.Bool.val(false);
+      // Such a change repeats a row of its cell unless it names a user none of them names.
+      const rowKey = `${cell.t}\u0000${cell.targetLabel ?? ""}\u0000${direction}\u0000${how}`;
+      const namedInCell = namedByCell.get(rowKey) ?? namedByCell.set(rowKey, new Set()).get(rowKey)!;
+      let repeats = false;
+      if (!symbolic && first.confirmed && !covered.has(submitter)) {
+        if (noOrderChanges(original, direction)) {
+          orderBlock = sameVotes;
+          repeats = users.every((u) => namedInCell.has(u.id));
+        } else {
+          unnamedSubmitters++;
+          covered.add(submitter);
+        }
+      } else covered.add(submitter);
+      const where = z.And(cell.formula, direction === "gains" ? gains : loses, how === "alone" ? alone : z.Not(alone));
+      found.push(where);
+      solver.add(z.Not(symbolic ? where : z.And(where, z.Or(orderBlock, ...[...covered].map((j) => space.s.eq(j))))));
+      if (changes.length + 1 < maxChanges) next = checkNow(solver);
+      else truncated = true;
+      const problem = witnessProblem(witness);
+      if (problem !== undefined) invalid.add(problem);
+      if (!first.confirmed && payloadOutOfReach(witness.type)) outOfReach.add(activityKind(witness.type));
+      else if (!first.confirmed) replayFailures++;
+      // A row is a request a client could submit, decided as claimed: anything else is "not proved".
+      if (!first.confirmed || problem !== undefined || repeats) {
+        // No row was added: the search goes on if the limit had stopped it.
+        if (next === undefined && truncated && changes.length < maxChanges) {
+          truncated = false;
+          next = checkNow(solver);
+        }
+        continue;
+      }
+      changes.push({
+        direction,
+        how,
+        users: users.map((u) => ({ id: u.id, name: nameOf(u) })),
+        who: symbolic ? describeUser(witness.approvers![0]!, new Set(space.namedIds), options.names) : users.map(nameOf).join(", "),
+        kinds: [...new Set(proof.typeClasses[cell.t]!.map((slot) => slot.kind))],
+        ...(cell.targetLabel ? { target: cell.targetLabel } : {}),
+        witness,
+        before: first.b.outcome,
+        after: first.a.outcome,
+        confirmed: true,
+      });
+      for (const u of users) namedInCell.add(u.id);
     }
     // With the organization's users: is there a change, in a cell no row covers, that only users it does not have could make?
     if (!symbolic && ended && !truncated) {
       solver.pop();
       if (found.length > 0) solver.add(z.Not(z.Or(...found)));
-      const verdict = await solver.check();
+      const verdict = checkNow(solver);
       if (verdict === "sat") {
         const model = solver.model();
-        const direction = model.eval(gains, true).toString() === "true" ? "gains" : "loses";
+        const direction = modelHolds(model, gains) ? "gains" : "loses";
         const values = proof.values(model);
         const cell = proof.cell(values);
         model.release();

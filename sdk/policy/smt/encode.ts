@@ -28,16 +28,18 @@
  * lists, slices, keywords outside the model) becomes an opaque clause: a free value and error,
  * per approver inside approver lambdas, recorded with a reason so the verdict says "not proved".
  */
-import type { Arith, Bool, Context } from "z3-solver";
+import type { Arith, Bool, Context, Model } from "z3-solver";
 import { printExpr, type Expr } from "../ast";
 import { compiledExpression } from "../compile";
 import { parseTimestamp } from "../time";
 import { ALL_CHAIN_PAYLOADS, CHAIN_PAYLOADS } from "../catalog";
 import { KEYWORDS, type ExpressionKind, type Type } from "../types";
-import { ModelValues, type ConstantInfo, type SolverModel } from "./model-values";
+import { ModelValues, type ConstantInfo } from "./model-values";
+import { solverModel } from "./runtime";
 
 export type Z3Context = Context<"main">;
 export type Z3Bool = Bool<"main">;
+export type Z3Model = Model<"main">;
 export type Z3Int = Arith<"main">;
 
 /** One activity type (or a class of types no policy tells apart) of the request space. */
@@ -267,8 +269,8 @@ export class RequestSpace {
   }
 
   /** The model's values of this space's constants, read at once ({@link ModelValues}). */
-  valuesOf(model: SolverModel): ModelValues {
-    return ModelValues.of(model, this.constants);
+  valuesOf(model: Z3Model): ModelValues {
+    return ModelValues.of(solverModel(model), this.constants);
   }
 
   /** The int standing for a string literal (interned). */

@@ -1,15 +1,16 @@
 /**
  * @module policy/smt/model-values
- * A model's values read out of Z3 at once: one call (`Z3_model_to_string`) and a parse, where
- * reading each constant with `model.eval` is a call into Z3 apiece (close to a millisecond on the
- * WebAssembly build, and a witness reads hundreds). The values are plain data, so a witness is
- * read from them while the solver's thread works on the next check: Z3 is not thread safe, and
- * nothing may call into it then.
+ * A model's values read out of Z3 at once: its constants' literals read in a few calls apiece
+ * (`modelDefinitions` of the runtime), where reading each constant with `model.eval` and
+ * printing the answer sets up Z3's printer each time (close to a millisecond on the WebAssembly
+ * build, and a witness reads hundreds). The values are plain data: a witness is read from them
+ * with no call into Z3.
  */
 
-/** What a model offers: its text, and evaluation for a constant whose value is not a literal there. */
+/** What a model offers: its constants' definitions, and evaluation for a constant whose value is not a literal there. */
 export interface SolverModel {
-  sexpr(): string;
+  /** Each constant the model defines, by name: its literal value (`12`, `-3`, `true`), or undefined when another term defines it. */
+  definitions(): ReadonlyMap<string, string | undefined>;
   eval(e: never, complete?: boolean): { toString(): string };
 }
 
@@ -18,9 +19,6 @@ export type ConstantInfo = { readonly name: string; readonly sort: "Int" | "Bool
 
 /** Every constant a request space made, by the term that stands for it. */
 export type ConstantNames = ReadonlyMap<object, ConstantInfo>;
-
-/** `(define-fun name () Sort value)`, the form a model gives a constant; a value is a literal (`12`, `(- 3)`, `true`) or another term. */
-const DEFINITION = /\(define-fun (\S+) \(\) (Int|Bool)\s+((?:\(- \d+\))|\d+|true|false)?/g;
 
 /** A model's values of the constants of one request space. */
 export class ModelValues {
@@ -36,9 +34,9 @@ export class ModelValues {
   static of(model: SolverModel, constants: ConstantNames): ModelValues {
     const values = new Map<string, string>();
     let unread: Set<string> | undefined;
-    for (const [, name, , literal] of model.sexpr().matchAll(DEFINITION)) {
-      if (literal !== undefined) values.set(name!, literal.replace(/[()\s]/g, ""));
-      else (unread ??= new Set()).add(name!);
+    for (const [name, literal] of model.definitions()) {
+      if (literal !== undefined) values.set(name, literal);
+      else (unread ??= new Set()).add(name);
     }
     if (unread !== undefined) {
       for (const [term, info] of constants) {

@@ -17,7 +17,7 @@
 import type { PolicyRecord } from "../engine";
 import { simulate, simulateVotes, type SimulatedActivity } from "../simulate";
 import { addNotProved, buildProof, classesAmong, relevanceGroups, type DiffUser, type Proof } from "./diff";
-import { newSolver, withSolver } from "./runtime";
+import { checkNow, newSolver, withSolver } from "./runtime";
 import type { OpaqueClause, Z3Bool, Z3Int } from "./encode";
 
 /** Who a `can` question is about. */
@@ -105,7 +105,7 @@ async function askCan(policies: readonly PolicyRecord[], principal: Principal, k
       if (answer.allowed) continue;
       const solver = newSolver(z);
       solver.add(wellFormed, allowed, who, targeted, space.insiders(), how === "alone" ? space.alone() : z.Bool.val(true));
-      const verdict = await solver.check();
+      const verdict = checkNow(solver);
       if (verdict === "sat") {
         const model = solver.model();
         const modelled = proof.witness(proof.values(model));
@@ -182,7 +182,7 @@ async function findingsOf(policies: readonly PolicyRecord[], users?: readonly Di
     const check = async (...parts: Z3Bool[]) => {
       const one = newSolver(z);
       one.add(wellFormed, ...parts);
-      const verdict = await one.check();
+      const verdict = checkNow(one);
       const witness = verdict === "sat" ? readWitness(proof, one.model()) : undefined;
       one.release();
       return { verdict, witness };
@@ -193,7 +193,7 @@ async function findingsOf(policies: readonly PolicyRecord[], users?: readonly Di
       const solver = newSolver(z);
       solver.add(wellFormed, f.err, z.Not(space.rootOnly()));
       for (;;) {
-        const verdict = await solver.check();
+        const verdict = checkNow(solver);
         if (verdict === "unknown") at.errUndecided = true;
         if (verdict !== "sat") break;
         const found = solver.model();

@@ -7,10 +7,10 @@
  * Why this is needed: z3-solver frees a Z3 object (a term, a solver, a model) only when the
  * garbage collector finalizes its JavaScript wrapper. The wrappers are small and the garbage
  * collector is driven by the JavaScript heap, not by Z3's WebAssembly heap, so in a process that
- * runs hundreds of diffs Z3's memory grows until its 2 GB cap and the solver's thread aborts.
- * Finalizers are also unsafe in themselves: they call into Z3 on the main thread whenever the
- * collector runs, including while a solver check runs on Z3's own thread over the same context
- * (Z3 is not thread safe).
+ * runs hundreds of diffs Z3's memory grows until its 2 GB cap and Z3 aborts. Finalizers are
+ * also unsafe in themselves: they call into Z3 whenever the collector runs, including between
+ * the calls of a job that still uses the objects they free, and, with z3-solver's own `check()`
+ * (run on a thread of Z3's), during a check over the same context (Z3 is not thread safe).
  *
  * So the runtime takes the finalization of Z3's objects into its own hands: the library's
  * registry is replaced, when its API is created, by one that records each object created inside
@@ -19,7 +19,8 @@
  * the next moment no check runs.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Z3Context } from "./encode";
+import type { Z3Context, Z3Model } from "./encode";
+import type { SolverModel } from "./model-values";
 
 /** The frees of one job's objects, by their unregister token (an object freed early by `release()` leaves it). */
 type Arena = Map<object, () => void>;
@@ -30,10 +31,32 @@ interface Runtime {
   readonly allocated: () => number;
   /** The WebAssembly heap's size in bytes (the build reserves its 2 GB cap up front, so this stays put). */
   readonly heapSize: () => number;
+  /** Z3's low-level API, and the context's pointer in it. */
+  readonly low: LowLevel;
+  /** `Z3_solver_check` of the WebAssembly module, called on this thread. */
+  readonly checkHere: (c: unknown, solver: unknown) => number;
+}
+
+/** The calls of Z3's low-level API that read a model without the high-level API's wrappers and printing. */
+interface LowLevel {
+  readonly c: unknown;
+  readonly model_get_num_consts: (c: unknown, m: unknown) => number;
+  readonly model_get_const_decl: (c: unknown, m: unknown, i: number) => unknown;
+  readonly model_get_const_interp: (c: unknown, m: unknown, d: unknown) => unknown;
+  readonly model_eval: (c: unknown, m: unknown, t: unknown, completion: boolean) => unknown;
+  readonly get_decl_name: (c: unknown, d: unknown) => unknown;
+  readonly get_symbol_string: (c: unknown, s: unknown) => string;
+  readonly get_ast_kind: (c: unknown, a: unknown) => number;
+  readonly get_numeral_string: (c: unknown, a: unknown) => string;
+  readonly get_bool_value: (c: unknown, a: unknown) => number;
+  readonly get_error_code: (c: unknown) => number;
+  readonly get_error_msg: (c: unknown, code: number) => string;
 }
 
 let runtime: Promise<Runtime> | undefined;
-/** Resolves once Z3's build is imported and compiling on its own threads (see {@link solverStarting}). */
+/** The runtime once loaded: a model exists only then, so its readers below take it from here. */
+let loaded: Runtime | undefined;
+/** Resolves once Z3's build is imported and compiling in the background (see {@link solverStarting}). */
 let compiling: Promise<void> | undefined;
 /** Finalizers of objects created outside a job, run only where no check runs. */
 const deferred: (() => void)[] = [];
@@ -106,12 +129,14 @@ function load(): Promise<Runtime> {
       globalThis.FinalizationRegistry = original;
     }
     const context = api.Context("main") as Z3Context;
-    await warmUp(context);
-    return {
+    loaded = {
       context,
       allocated: () => Number(Z3.get_estimated_alloc_size()),
       heapSize: () => (em as { HEAPU8: Uint8Array }).HEAPU8.length,
+      low: { ...(Z3 as unknown as Omit<LowLevel, "c">), c: context.ptr },
+      checkHere: (em as { _Z3_solver_check: (c: unknown, solver: unknown) => number })._Z3_solver_check,
     };
+    return loaded;
   })();
   return runtime;
 }
@@ -130,22 +155,6 @@ export function newSolver(z: Z3Context): InstanceType<Z3Context["Solver"]> {
   const solver = new z.Solver("QF_LIA");
   solver.set("smt.arith.solver", 2);
   return solver;
-}
-
-/**
- * One small check of the kind keyform asks, before the context is handed out: the first check of
- * a process starts Z3's solver thread and compiles the code its checks run, which otherwise falls
- * on the first real question. Awaited here, while no other call can reach Z3 (it is not thread
- * safe), so a caller's work that does not touch Z3 overlaps it.
- */
-async function warmUp(z: Z3Context): Promise<void> {
-  const solver = newSolver(z);
-  const [a, b] = [z.Int.const("warm_a"), z.Int.const("warm_b")];
-  const flag = z.Bool.const("warm_flag");
-  solver.add(a.ge(0), b.ge(0), z.Distinct(a, b), z.Sum(a, z.If(flag, z.Int.val(1), z.Int.val(0)) as typeof a).le(3));
-  solver.push();
-  if ((await solver.check()) === "sat") solver.model().release();
-  solver.release();
 }
 
 function runDeferred(): void {
@@ -177,8 +186,8 @@ export async function withSolver<T>(job: (z: Z3Context) => Promise<T>): Promise<
 
 /**
  * Starts Z3 when it has not started, and resolves once the main thread is free again: from then
- * on Z3 compiles its WebAssembly and starts its threads on its own, and work that needs no
- * solver overlaps that (a few hundred milliseconds of a cold start).
+ * on Z3's WebAssembly compiles in the background, and work that needs no solver overlaps that
+ * (a few hundred milliseconds of a cold start).
  */
 export async function solverStarting(): Promise<void> {
   const loading = load();
@@ -200,4 +209,78 @@ export async function z3Context(): Promise<Z3Context> {
 export async function solverMemory(): Promise<{ allocated: number; heapSize: number }> {
   const r = await load();
   return { allocated: r.allocated(), heapSize: r.heapSize() };
+}
+
+/** Z3's kind of a term that is a number (`Z3_NUMERAL_AST`). */
+const NUMERAL_AST = 0;
+
+function lowLevel(): LowLevel {
+  if (loaded === undefined) throw new Error("the solver's runtime is not loaded: a model comes from a loaded one");
+  return loaded.low;
+}
+
+/** Throws the error Z3 reports for the last call, if any (the low-level calls do not check it). */
+function throwIfError(low: LowLevel): void {
+  const code = low.get_error_code(low.c);
+  if (code !== 0) throw new Error(`Z3: ${low.get_error_msg(low.c, code)}`);
+}
+
+/**
+ * Each constant `model` defines, by name: its value when it is a literal, as the solver writes
+ * it without brackets (`12`, `-3`, `true`), else undefined. Read with a few calls per constant;
+ * the model's text (`Z3_model_to_string`) would set up Z3's printer on every call, which costs
+ * more than reading the few dozen constants of a request space.
+ */
+export function modelDefinitions(model: { readonly ptr: unknown }): Map<string, string | undefined> {
+  const low = lowLevel();
+  const { c } = low;
+  const m = model.ptr;
+  const definitions = new Map<string, string | undefined>();
+  const count = low.model_get_num_consts(c, m);
+  for (let i = 0; i < count; i++) {
+    const decl = low.model_get_const_decl(c, m, i);
+    const name = low.get_symbol_string(c, low.get_decl_name(c, decl));
+    const value = low.model_get_const_interp(c, m, decl);
+    definitions.set(name, value ? literalOf(low, value) : undefined);
+  }
+  throwIfError(low);
+  return definitions;
+}
+
+/** `model` as `ModelValues` reads it: its definitions read by {@link modelDefinitions}. */
+export function solverModel(model: Z3Model): SolverModel {
+  return { definitions: () => modelDefinitions(model), eval: (e, complete) => model.eval(e, complete) };
+}
+
+/** Whether `term` (a formula) holds in `model`, with model completion, as `model.eval(term, true)` answers it, without printing the answer. */
+export function modelHolds(model: { readonly ptr: unknown }, term: { readonly ast: unknown }): boolean {
+  const low = lowLevel();
+  const value = low.model_eval(low.c, model.ptr, term.ast, true);
+  throwIfError(low);
+  if (value === null) throw new Error("Z3: the model could not evaluate the formula");
+  const answer = low.get_bool_value(low.c, value);
+  if (answer === 0) throw new Error("Z3: the model evaluates the formula to a term that is neither true nor false");
+  return answer === 1;
+}
+
+/** A literal's text (`12`, `-3`, `true`, `false`), or undefined for another term. */
+function literalOf(low: LowLevel, value: unknown): string | undefined {
+  if (low.get_ast_kind(low.c, value) === NUMERAL_AST) return low.get_numeral_string(low.c, value);
+  const truth = low.get_bool_value(low.c, value);
+  return truth === 1 ? "true" : truth === -1 ? "false" : undefined;
+}
+
+/**
+ * Checks `solver` on this thread: what its `check()` answers. z3-solver's `check()` starts a
+ * thread of Z3's for every check (a Web Worker taken from a pool and posted a message) and
+ * returns a promise; keyform's checks are small (a few milliseconds each, hundreds in a diff), so
+ * that start cost as much CPU as the check, and nothing useful ran beside it: the asserts and
+ * the model reads between checks run on this thread anyway. The answer is the same question's
+ * (sat, unsat or unknown); the process's work waits for it, as it does for an assert.
+ */
+export function checkNow(solver: { readonly ptr: unknown }): "sat" | "unsat" | "unknown" {
+  const low = lowLevel();
+  const code = loaded!.checkHere(low.c, solver.ptr);
+  throwIfError(low);
+  return code === 1 ? "sat" : code === -1 ? "unsat" : "unknown";
 }
