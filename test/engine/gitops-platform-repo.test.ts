@@ -5,18 +5,23 @@
  * out of the YAML and run verbatim with bash, with the variables the files and CI set, against
  * the emulator and a loopback fake of GitLab's and GitHub's comment APIs:
  *
- * - GitLab: examples/gitops/gitlab-ci.yml includes the installed package's template; its jobs'
+ * - GitLab: examples/gitops/gitlab-ci.yml includes the package's template; its jobs'
  *   before_script and script run as the runner runs them (`set -eo pipefail`, one shell). The
- *   three jobs share one before_script (`.keyform`); it runs in full on the first job, and the
- *   later jobs in the same working copy run it without its `npm ci` (which deletes and
- *   reinstalls the same node_modules from the same lock file: minutes each on a loaded
- *   machine, seven times before).
+ *   three jobs share one before_script (`.keyform`); it runs in full on the first job, whose
+ *   `npm ci` makes the project's node_modules from its lock file (the test writes only
+ *   package.json and package-lock.json, as a repository holds them), and the later jobs in the
+ *   same working copy run it without its `npm ci` (which deletes and reinstalls the same
+ *   node_modules from the same lock file: minutes each on a loaded machine, seven times before).
  * - GitHub: the action.yml of the installed package: its run steps, with its inputs, on a pull
- *   request (one comment, created then updated) and for drift (exit code 3).
+ *   request: a preview's comment created, then updated by a drift run (exit code 3).
  *
  * The story: main is applied; a merge request changes a policy: the preview's note has the plan
- * with the condition before and after and the access table, and a second push updates the same
- * note; the merge applies it; a change made by hand gives `drift` exit 3 with the values.
+ * with the condition before and after and the access table; a second pipeline of the merge
+ * request, its private key now wrong, updates the same note with the settings error, given once
+ * in the log too; the merge applies the change; a change made by hand gives `drift` exit 3 with
+ * the values. Each `keyform gitops` command is a real engine run (preview, up, refresh), so the
+ * story has as few of them as its guarantees need: a second push with the right key would run
+ * the same preview again only to show the note updated.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -28,7 +33,7 @@ import { outputOf } from "../support/child-process";
 import { pulumiBinDir } from "../support/engine";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { startFakeForge, type FakeForge } from "../support/fake-forge";
-import { installKeyformProject } from "../support/npm-install-cache";
+import { PULUMI_NEW_TYPESCRIPT } from "../support/npm-install-cache";
 import { writeTypeScriptProject } from "../support/typescript-project";
 
 const repoRoot = path.resolve(__dirname, "../..");
@@ -62,16 +67,21 @@ beforeAll(async () => {
   project = path.join(work, "platform");
   fs.mkdirSync(project);
   const [keyformTarball] = (await outputOf(process.execPath, [path.join(repoRoot, "dist/scripts/pack-packages.js"), "--out", work])).trim().split("\n");
+  if (!keyformTarball) throw new Error("pack-packages printed no tarball");
   writeTypeScriptProject(project, "platform");
   const { userIds } = await emu.client.createUsers({
     users: ["alice", "bob"].map((userName) => ({ userName, userEmail: `${userName}@example.com`, apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] })),
   });
   [aliceId, bobId] = userIds as [string, string];
   fs.writeFileSync(path.join(project, "index.ts"), program("activity.resource == 'WALLET' && activity.action == 'CREATE'"));
-  await installKeyformProject(project, keyformTarball!);
-  // The repository's pipeline files, as the team copies them.
+  // The repository as the team commits it: package.json and the lock file of keyform's tarball
+  // and what `pulumi new typescript` installs, no node_modules. The first job's `npm ci` installs
+  // it; an install here first (node_modules that `npm ci` deletes) cost more CPU than that job.
+  await outputOf("npm", ["install", "--package-lock-only", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", keyformTarball, ...PULUMI_NEW_TYPESCRIPT], { cwd: project });
+  // The repository's pipeline files, as the team copies them: the template out of the package
+  // (the file `npm ci` unpacks to node_modules/keyform/.gitlab/), since GitLab reads it before any job runs.
   fs.mkdirSync(path.join(project, "ci"));
-  fs.copyFileSync(path.join(project, "node_modules/keyform/.gitlab/keyform.gitlab-ci.yml"), path.join(project, "ci/keyform.gitlab-ci.yml"));
+  fs.writeFileSync(path.join(project, "ci/keyform.gitlab-ci.yml"), await outputOf("tar", ["-xzOf", keyformTarball, "package/.gitlab/keyform.gitlab-ci.yml"]));
   fs.copyFileSync(path.join(repoRoot, "examples/gitops/gitlab-ci.yml"), path.join(project, ".gitlab-ci.yml"));
   fs.mkdirSync(path.join(work, "state"));
 }, 900_000);
@@ -101,8 +111,8 @@ function ciEnv(extra: Record<string, string> = {}): Record<string, string> {
     // build type-checks). This file proves the pipelines: the jobs' commands, the notes, the
     // exit codes. The same install's types are checked elsewhere: consumer-package.test.ts runs
     // `tsc --noEmit` on it without skipLibCheck, and ts-node's type-check through `pulumi up` is
-    // proven by the quick start and examples-readme.test.ts. Here each of the nine program runs
-    // (seven previews, two ups) type-checked the same index.ts again: about 2 s of CPU each.
+    // proven by the quick start and examples-readme.test.ts. Here each program run (every
+    // job's and action run's previews and ups) type-checked the same index.ts again: about 2 s of CPU each.
     PULUMI_NODEJS_TRANSPILE_ONLY: "true",
     ...extra,
   };
@@ -202,15 +212,14 @@ const mergeRequest = { CI_API_V4_URL: "", CI_PROJECT_ID: "17", CI_MERGE_REQUEST_
 const CHANGED = "activity.resource == 'WALLET' && (activity.action == 'CREATE' || activity.action == 'EXPORT')";
 
 describe("a platform repository's GitOps, from the packed package", () => {
-  it("the module path holds no checkout", () => {
-    expect(fs.realpathSync(path.join(project, "node_modules/keyform")).startsWith(repoRoot)).toBe(false);
-    expect(fs.existsSync(path.join(project, "node_modules/keyform/action.yml"))).toBe(true);
-  });
-
-  it("main applied; a merge request's policy change: one note with the plan and the access table; merge applies it; a change by hand is drift (exit 3)", { timeout: 1_800_000 }, async () => {
+  it("main applied; a merge request's policy change: one note with the plan and the access table, updated by the next pipeline (a wrong key: its error once); merge applies it; a change by hand is drift (exit 3)", { timeout: 1_800_000 }, async () => {
     const applyMain = await gitlabJob("keyform-up", { CI_PIPELINE_SOURCE: "push" });
     expect(applyMain.code, applyMain.output.slice(-4000)).toBe(0);
     expect(reports("up").json.counts.create).toBe(2);
+    // The first job's `npm ci` installed keyform from the tarball: the module path holds no checkout.
+    expect(fs.realpathSync(path.join(project, "node_modules/keyform")).startsWith(repoRoot)).toBe(false);
+    expect(fs.existsSync(path.join(project, "node_modules/keyform/action.yml"))).toBe(true);
+    expect(fs.readFileSync(path.join(project, "node_modules/keyform/.gitlab/keyform.gitlab-ci.yml"), "utf8")).toBe(fs.readFileSync(path.join(project, "ci/keyform.gitlab-ci.yml"), "utf8"));
 
     // The merge request: the policy's condition changes.
     fs.writeFileSync(path.join(project, "index.ts"), program(CHANGED));
@@ -235,12 +244,23 @@ describe("a platform repository's GitOps, from the packed package", () => {
     expect(new Set(keys).size).toBe(keys.length);
     expect(preview.output).not.toContain(emu.emulator.bootstrap.apiPrivateKey);
 
-    // A second push to the merge request: the same note, updated.
-    const again = await gitlabJob("keyform-preview", mr);
-    expect(again.code, again.output.slice(-3000)).toBe(0);
+    // A second pipeline of the merge request, its private key now wrong: the same note, updated
+    // with the settings error, which the job's log gives once too.
+    const failed = await gitlabJob("keyform-preview", { ...mr, KEYFORM_API_PRIVATE_KEY: "11".repeat(32) });
+    expect(failed.code, failed.output.slice(-3000)).toBe(1);
     expect(notes()).toHaveLength(1);
     expect(forge.counts.get("POST gitlab notes")).toBe(1);
     expect(forge.counts.get("PUT gitlab note")).toBe(1);
+    const updated = notes()[0]!.body;
+    expect(updated).not.toBe(note);
+    const bullets = updated.slice(updated.indexOf("**Errors**")).match(/^- .*/gm) ?? [];
+    expect(bullets).toHaveLength(1);
+    const cause = bullets[0]!.slice(2);
+    expect(cause).toMatch(/keyform:apiPrivateKey \(KEYFORM_API_PRIVATE_KEY\)/);
+    // In the job's log (stdout and stderr together): once, in the report it prints.
+    expect(failed.output.split(cause).length - 1, failed.output.slice(-3000)).toBe(1);
+    expect(failed.output).not.toMatch(/^error: preview failed$/m);
+    expect(failed.output).not.toContain("11".repeat(32));
 
     // The merge.
     const merged = await gitlabJob("keyform-up", { CI_PIPELINE_SOURCE: "push" });
@@ -266,7 +286,7 @@ describe("a platform repository's GitOps, from the packed package", () => {
     expect(members).toContain(`\`${bobId.slice(0, 8)}…\` = bob`);
   });
 
-  it("the GitHub Action on a pull request: keyform gitops preview, one comment created, then updated", { timeout: 900_000 }, async () => {
+  it("the GitHub Action on a pull request: keyform gitops preview's comment created, then updated by drift (exit 3)", { timeout: 900_000 }, async () => {
     const event = path.join(work, "event.json");
     fs.writeFileSync(event, JSON.stringify({ pull_request: { number: 12 } }));
     const pr = { GITHUB_API_URL: forge.url, GITHUB_REPOSITORY: "acme/platform", GITHUB_EVENT_PATH: event, GITHUB_TOKEN: "ghs_fakeActionToken01" };
@@ -278,29 +298,17 @@ describe("a platform repository's GitOps, from the packed package", () => {
     const comments = () => (forge.threads.get("github:acme/platform#12") ?? []).filter((c) => c.body.includes("keyform-gitops: staging"));
     expect(comments()).toHaveLength(1);
     expect(comments()[0]!.body).toContain("### Planned changes (stack `staging`)");
-    const second = await run({ command: "preview", stack: "staging" });
-    expect(second.code, second.output.slice(-3000)).toBe(0);
-    expect(comments()).toHaveLength(1);
-    expect(forge.counts.get("PATCH github comment")).toBe(1);
-    // Drift through the action: its exit code is the step's.
+    expect(forge.counts.get("POST github comments")).toBe(1);
+    // Drift through the action: its exit code is the step's, and its report updates the same
+    // comment (a second preview would show the update by running the same preview again).
     const tag = (await emu.client.listUserTags()).userTags.find((t) => t.tagName.startsWith("ops"))!;
     await emu.client.updateUserTag({ userTagId: tag.tagId, newUserTagName: "ops-again", addUserIds: [], removeUserIds: [] });
-    const drift = await run({ command: "drift", stack: "staging", comment: "false" });
+    const drift = await run({ command: "drift", stack: "staging" });
     expect(drift.code, drift.output.slice(-3000)).toBe(3);
+    expect(comments()).toHaveLength(1);
+    expect(forge.counts.get("POST github comments")).toBe(1);
+    expect(forge.counts.get("PATCH github comment")).toBe(1);
+    expect(comments()[0]!.body).toContain("ops-again");
   });
 
-  it("a wrong private key: the log gives the settings error once, as the note does", { timeout: 600_000 }, async () => {
-    const mr = { ...mergeRequest, CI_API_V4_URL: `${forge.url}/api/v4`, CI_MERGE_REQUEST_IID: "6", KEYFORM_API_PRIVATE_KEY: "11".repeat(32) };
-    const failed = await gitlabJob("keyform-preview", mr);
-    expect(failed.code).toBe(1);
-    const note = forge.threads.get("gitlab:17!6")![0]!.body;
-    const bullets = note.slice(note.indexOf("**Errors**")).match(/^- .*/gm) ?? [];
-    expect(bullets).toHaveLength(1);
-    const cause = bullets[0]!.slice(2);
-    expect(cause).toMatch(/keyform:apiPrivateKey \(KEYFORM_API_PRIVATE_KEY\)/);
-    // In the job's log (stdout and stderr together): once, in the report it prints.
-    expect(failed.output.split(cause).length - 1, failed.output.slice(-3000)).toBe(1);
-    expect(failed.output).not.toMatch(/^error: preview failed$/m);
-    expect(failed.output).not.toContain("11".repeat(32));
-  });
 });
