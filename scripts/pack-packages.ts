@@ -20,6 +20,7 @@
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { pruneStaleOutput } from "./prune-build";
 
@@ -70,17 +71,21 @@ function main(): void {
 
   const root = readManifest(path.join(repoRoot, "package.json"));
   const manifest = emulatorManifest(root, readManifest(path.join(repoRoot, "packages", "keyform-emulator", "package.json")));
-  const stage = path.join(dist, "stage", "keyform-emulator");
-  fs.rmSync(stage, { recursive: true, force: true });
-  fs.mkdirSync(stage, { recursive: true });
-  fs.writeFileSync(path.join(stage, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
-  // Its own README (the emulator's), and the license every package carries.
-  fs.copyFileSync(path.join(repoRoot, "sdk", "emulator", "README.md"), path.join(stage, "README.md"));
-  fs.copyFileSync(path.join(repoRoot, "LICENSE"), path.join(stage, "LICENSE"));
-  fs.cpSync(emulatorBuild, path.join(stage, "dist", "sdk", "emulator"), { recursive: true, filter: (source) => !source.endsWith(".map") });
+  // A stage of this run's own: two packs at the same time (test files do that) must not empty
+  // each other's.
+  const stage = fs.mkdtempSync(path.join(os.tmpdir(), "keyform-emulator-stage-"));
+  try {
+    fs.writeFileSync(path.join(stage, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
+    // Its own README (the emulator's), and the license every package carries.
+    fs.copyFileSync(path.join(repoRoot, "sdk", "emulator", "README.md"), path.join(stage, "README.md"));
+    fs.copyFileSync(path.join(repoRoot, "LICENSE"), path.join(stage, "LICENSE"));
+    fs.cpSync(emulatorBuild, path.join(stage, "dist", "sdk", "emulator"), { recursive: true, filter: (source) => !source.endsWith(".map") });
 
-  process.stdout.write(pack(repoRoot, out) + "\n");
-  process.stdout.write(pack(stage, out) + "\n");
+    process.stdout.write(pack(repoRoot, out) + "\n");
+    process.stdout.write(pack(stage, out) + "\n");
+  } finally {
+    fs.rmSync(stage, { recursive: true, force: true });
+  }
 }
 
 if (require.main === module) main();
