@@ -137,14 +137,15 @@ describe("submit", () => {
   });
 
   it("parses each answer once: the result is checked in the same pass as the activity", async () => {
-    // A counting copy of updateUserTag's result schema, installed before this file's only
-    // updateUserTag call (the client builds each operation's answer schema once).
+    // updateUserTag with a counting copy of its result schema, as an operation of its own: the
+    // client builds each operation's answer schema once, keyed by the operation, and a file run
+    // before this one in the same process may have built updateUserTag's.
+    const registry = operations as Record<string, unknown>;
     const def = operations.updateUserTag as { result: z.ZodType };
-    const original = def.result;
     let checks = 0;
-    const counted = original.check(() => void checks++);
+    const counted = def.result.check(() => void checks++);
     const separateParses = vi.spyOn(counted, "safeParse");
-    def.result = counted;
+    registry.updateUserTag = { ...def, result: counted };
     try {
       const done = { updateUserTagResult: { userTagId: "tag-1" } };
       const answer = (status: string, result: object) =>
@@ -162,7 +163,7 @@ describe("submit", () => {
       expect(checks).toBe(1);
       expect(separateParses).not.toHaveBeenCalled();
     } finally {
-      def.result = original;
+      registry.updateUserTag = def;
     }
   });
 
