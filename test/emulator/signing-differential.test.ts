@@ -33,7 +33,7 @@ import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { seededRandom } from "../support/seeded-random";
 
 const SEED = 39;
-/** How many transactions are decided both ways (KEYFORM_SIGNING_TRANSACTIONS; fewer on Node 24, see scripts/test-node24). */
+/** How many transactions are decided both ways (KEYFORM_SIGNING_TRANSACTIONS, 60 unless set). */
 const TRANSACTIONS = Number(process.env.KEYFORM_SIGNING_TRANSACTIONS ?? 60);
 /** One transaction in this many is simulated by the compiled CLI in a child process (the first among them); the others by its command's code in this process. */
 const CLI_EVERY = 10;
