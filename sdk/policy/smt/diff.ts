@@ -447,9 +447,14 @@ async function searchChanges(
     const found: Z3Bool[] = [];
     // Per cell (type class, target, direction, alone or not): the users its rows name.
     const namedByCell = new Map<string, Set<string>>();
+    // The next question's verdict, unless the rows have reached the limit (then the search stops, truncated).
+    const ask = (): CheckSatResult | undefined => {
+      if (changes.length < maxChanges) return checkNow(solver);
+      truncated = true;
+      return undefined;
+    };
     // The verdict of the question as it stands (undefined once the search stops).
-    let next: CheckSatResult | undefined = changes.length < maxChanges ? checkNow(solver) : undefined;
-    if (next === undefined) truncated = true;
+    let next = ask();
     let ended = false;
     while (next !== undefined) {
       const verdict = next;
@@ -506,19 +511,13 @@ async function searchChanges(
       const where = z.And(cell.formula, direction === "gains" ? gains : loses, how === "alone" ? alone : z.Not(alone));
       found.push(where);
       solver.add(z.Not(symbolic ? where : z.And(where, z.Or(orderBlock, ...[...covered].map((j) => space.s.eq(j))))));
-      if (changes.length + 1 < maxChanges) next = checkNow(solver);
-      else truncated = true;
       const problem = witnessProblem(witness);
       if (problem !== undefined) invalid.add(problem);
       if (!first.confirmed && payloadOutOfReach(witness.type)) outOfReach.add(activityKind(witness.type));
       else if (!first.confirmed) replayFailures++;
       // A row is a request a client could submit, decided as claimed: anything else is "not proved".
       if (!first.confirmed || problem !== undefined || repeats) {
-        // No row was added: the search goes on if the limit had stopped it.
-        if (next === undefined && truncated && changes.length < maxChanges) {
-          truncated = false;
-          next = checkNow(solver);
-        }
+        next = ask();
         continue;
       }
       changes.push({
@@ -534,6 +533,7 @@ async function searchChanges(
         confirmed: true,
       });
       for (const u of users) namedInCell.add(u.id);
+      next = ask();
     }
     // With the organization's users: is there a change, in a cell no row covers, that only users it does not have could make?
     if (!symbolic && ended && !truncated) {

@@ -214,9 +214,9 @@ export async function solverMemory(): Promise<{ allocated: number; heapSize: num
 /** Z3's kind of a term that is a number (`Z3_NUMERAL_AST`). */
 const NUMERAL_AST = 0;
 
-function lowLevel(): LowLevel {
-  if (loaded === undefined) throw new Error("the solver's runtime is not loaded: a model comes from a loaded one");
-  return loaded.low;
+function loadedRuntime(): Runtime {
+  if (loaded === undefined) throw new Error("the solver's runtime is not loaded: a solver and its model come from a loaded one");
+  return loaded;
 }
 
 /** Throws the error Z3 reports for the last call, if any (the low-level calls do not check it). */
@@ -232,7 +232,7 @@ function throwIfError(low: LowLevel): void {
  * more than reading the few dozen constants of a request space.
  */
 export function modelDefinitions(model: { readonly ptr: unknown }): Map<string, string | undefined> {
-  const low = lowLevel();
+  const { low } = loadedRuntime();
   const { c } = low;
   const m = model.ptr;
   const definitions = new Map<string, string | undefined>();
@@ -254,7 +254,7 @@ export function solverModel(model: Z3Model): SolverModel {
 
 /** Whether `term` (a formula) holds in `model`, with model completion, as `model.eval(term, true)` answers it, without printing the answer. */
 export function modelHolds(model: { readonly ptr: unknown }, term: { readonly ast: unknown }): boolean {
-  const low = lowLevel();
+  const { low } = loadedRuntime();
   const value = low.model_eval(low.c, model.ptr, term.ast, true);
   throwIfError(low);
   if (value === null) throw new Error("Z3: the model could not evaluate the formula");
@@ -279,8 +279,8 @@ function literalOf(low: LowLevel, value: unknown): string | undefined {
  * (sat, unsat or unknown); the process's work waits for it, as it does for an assert.
  */
 export function checkNow(solver: { readonly ptr: unknown }): "sat" | "unsat" | "unknown" {
-  const low = lowLevel();
-  const code = loaded!.checkHere(low.c, solver.ptr);
+  const { low, checkHere } = loadedRuntime();
+  const code = checkHere(low.c, solver.ptr);
   throwIfError(low);
   return code === 1 ? "sat" : code === -1 ? "unsat" : "unknown";
 }
