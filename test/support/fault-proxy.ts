@@ -37,7 +37,7 @@ export interface FaultCounts {
   faultsByPath: Record<string, number>;
   /** Faults injected, by path and kind (e.g. the lost answers of plural creates). */
   faultKindsByPath: Record<string, Partial<Record<Fault, number>>>;
-  /** Answers held (never relayed) while {@link FaultProxy.holdAnswers} was on: the service acted, the client waits. */
+  /** Answers held (never relayed) at a {@link FaultProxy.freezeAt} point: the service acted, the client waits. */
   held: number;
   /** Requests reset before forwarding because a {@link FaultProxy.freezeAt} point had passed. */
   frozen: number;
@@ -78,13 +78,6 @@ export interface FaultProxy {
   reseed(seed: number): void;
   setUpstream(url: string): void;
   /**
-   * From now on, the upstream's answers to requests whose path matches are held, never relayed:
-   * the service acted and the client waits for an answer that does not come (until it gives up
-   * or is killed). A kill once an answer is held lands, for sure, while an object exists that
-   * the killed run never heard of. `undefined` stops holding (held answers stay held).
-   */
-  holdAnswers(paths: RegExp | undefined): void;
-  /**
    * Stops a run at a point the test names, whatever the timing: the `nth` request matching
    * `paths` (counted from now) reaches the service but its answer is held, and every later
    * request is reset before forwarding (the service never sees it; counted in `frozen`). A run
@@ -109,7 +102,6 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   let upstream = new URL(options.upstream);
   let counts = emptyCounts();
   let countsSince = Date.now();
-  let holding: RegExp | undefined;
   let freeze: { paths: RegExp; nth: number; seen: number; passed: boolean } | undefined;
   const agent = new http.Agent({ keepAlive: true });
 
@@ -161,7 +153,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
               req.socket.resetAndDestroy();
               return;
             }
-            if (freezing || holding?.test(path)) {
+            if (freezing) {
               counts.held++;
               return;
             }
@@ -200,9 +192,6 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     },
     setUpstream(url) {
       upstream = new URL(url);
-    },
-    holdAnswers(paths) {
-      holding = paths;
     },
     freezeAt(paths, nth = 1) {
       freeze = paths === undefined ? undefined : { paths, nth, seen: 0, passed: false };
