@@ -17,11 +17,11 @@
  * next to the kept npm installs (test/support/npm-install-cache.ts).
  */
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { runChild } from "./child-process";
+import { userCacheFolder } from "./npm-install-cache";
 
-const CACHE = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "keyform", "type-checks");
+const CACHE = userCacheFolder("type-checks");
 
 /** Runs the project's own `tsc --noEmit -p <project>`, incremental from the record kept for `label`; rejects with tsc's output when it fails. */
 export async function typeCheckKept(label: string, project: string): Promise<void> {

@@ -22,7 +22,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { outputOf } from "./child-process";
 
-const CACHE = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "keyform", "npm-installs");
+/** A folder of keyform's per-user cache (`${XDG_CACHE_HOME:-~/.cache}/keyform/<name>`), where what the tests keep across runs and checkouts lives. */
+export function userCacheFolder(name: string): string {
+  return path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "keyform", name);
+}
+
+const CACHE = userCacheFolder("npm-installs");
 
 const isTarball = (arg: string) => arg.endsWith(".tgz");
 
